@@ -1,0 +1,8 @@
+"""``python -m course``: the same as the ``course`` command."""
+
+import sys
+
+from course.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

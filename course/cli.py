@@ -1,0 +1,131 @@
+"""The ``course`` command: ``release``, ``grade``, ``doctor`` and ``reset``.
+
+Exit codes: 0 success, 1 the command ran and found a problem, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``course`` command."""
+    parser = argparse.ArgumentParser(prog="course", description="Schema design course tools.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    release = commands.add_parser("release", help="generate labs/ from solutions/")
+    release.add_argument("--solutions", type=Path, default=Path("solutions"),
+                         help="folder of solution notebooks NN-*.ipynb (default: solutions)")
+    release.add_argument("--labs", type=Path, default=Path("labs"),
+                         help="folder to write the labs to (default: labs)")
+    release.add_argument("--force", action="store_true",
+                         help="overwrite labs even if someone edited them")
+    release.add_argument("--check", action="store_true",
+                         help="write nothing; exit 1 if labs/ differs from what would be generated")
+
+    grade = commands.add_parser("grade", help="grade learners' notebooks")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS",
+                       help="notebook files, or folders of learners' folders or notebooks")
+    grade.add_argument("--out", type=Path, required=True, help="folder for gradebook.csv and feedback/")
+    grade.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                       help="per-cell time limit (default: 120)")
+
+    commands.add_parser("doctor", help="show the backend, versions and capabilities")
+
+    reset = commands.add_parser("reset", help="drop one lab's databases")
+    reset.add_argument("lab", metavar="LAB", help="lab id, e.g. 01")
+    return parser
+
+
+def run_release(args: argparse.Namespace) -> int:
+    """``course release``: generate (or ``--check``) the labs."""
+    from course.release import check, release, solution_notebooks
+
+    if not args.solutions.is_dir():
+        print(f"course release: {args.solutions} is not a folder", file=sys.stderr)
+        return 2
+    if not solution_notebooks(args.solutions):
+        print(f"course release: no solution notebooks NN-*.ipynb in {args.solutions}", file=sys.stderr)
+        return 1
+    if args.check:
+        report = check(args.solutions, args.labs)
+        for problem in report.errors + report.differences:
+            print(problem)
+        if report.ok:
+            print(f"{len(report.unchanged)} labs up to date")
+        else:
+            print("labs are out of date: run `course release`", file=sys.stderr)
+        return 0 if report.ok else 1
+    report = release(args.solutions, args.labs, force=args.force)
+    for path in report.written:
+        print(f"wrote {path}")
+    for path in report.unchanged:
+        print(f"unchanged {path}")
+    for problem in report.errors + report.refused:
+        print(problem, file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    """``course grade``: grade every submission and write the gradebook and feedback."""
+    from course.grading.batch import grade_class
+    from course.grading.submissions import UsageError
+
+    if args.timeout <= 0:
+        print("course grade: --timeout must be positive", file=sys.stderr)
+        return 2
+    try:
+        report = grade_class(args.submissions, args.out, args.timeout,
+                             progress=lambda line: print(line, file=sys.stderr))
+    except UsageError as error:
+        print(f"course grade: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {report.gradebook} and {len(report.feedback)} feedback files in {args.out / 'feedback'}")
+    print(report.summary())
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """``course doctor``: describe the environment."""
+    from course.doctor import report
+
+    code, text = report()
+    print(text, file=sys.stdout if code == 0 else sys.stderr)
+    return code
+
+
+def run_reset(args: argparse.Namespace) -> int:
+    """``course reset LAB``: drop the lab's databases (and only those)."""
+    from course.backends import BackendError, open_backend
+    from course.namespace import NamespaceError, check_lab_id, guard, lab_databases
+
+    try:
+        check_lab_id(args.lab)
+        names = lab_databases(args.lab)
+    except (ValueError, NamespaceError) as error:
+        print(f"course reset: {error}", file=sys.stderr)
+        return 2
+    try:
+        backend = open_backend()
+    except BackendError as error:
+        print(f"course reset: {error}", file=sys.stderr)
+        return 1
+    for name in names:
+        backend.client.drop_database(guard(name))
+        print(f"dropped {name} ({backend.name})")
+    return 0
+
+
+COMMANDS = {"release": run_release, "grade": run_grade, "doctor": run_doctor, "reset": run_reset}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``course`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse exits on usage errors and --help
+        return int(stop.code or 0)
+    return COMMANDS[args.command](args)
