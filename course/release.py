@@ -21,6 +21,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -40,6 +41,7 @@ from course.notebooks import (
 BEGIN = "# BEGIN SOLUTION"
 END = "# END SOLUTION"
 SOLUTION_GLOB = "[0-9][0-9]-*.ipynb"
+NBVAL_TAG_PREFIX = "nbval-"
 
 
 class ReleaseError(ValueError):
@@ -108,6 +110,17 @@ def _placeholder_lines(block: list[str], indent: str, where: str, line: int) -> 
     return [f"{name} = ____  # your answer" for name in names]
 
 
+def _drop_output_checks(cell: Any) -> None:
+    """Remove nbval output-comparison tags: a lab stores no outputs to compare against."""
+    tags = cell_tags(cell)
+    kept = [t for t in tags if not t.startswith(NBVAL_TAG_PREFIX)]
+    if len(kept) != len(tags):
+        if kept:
+            cell.metadata["tags"] = kept
+        else:
+            cell.metadata.pop("tags", None)
+
+
 def make_lab(solution: nbformat.NotebookNode, lab: str, generated_from: str) -> nbformat.NotebookNode:
     """Build the lab notebook for ``solution`` (which is not modified)."""
     cells = []
@@ -116,6 +129,7 @@ def make_lab(solution: nbformat.NotebookNode, lab: str, generated_from: str) -> 
             continue
         cell = copy.deepcopy(cell)
         cell.get("metadata", {}).pop("execution", None)
+        _drop_output_checks(cell)
         if cell.cell_type == "code":
             source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
             cell.source = strip_solution(source, f"{generated_from}, cell {index}")

@@ -68,6 +68,8 @@ def _exercise_feedback(result: Result) -> list[str]:
             lines.append(f"  - passed: {outcome.name}")
         elif outcome.status is Status.UNSUPPORTED:
             lines.append(f"  - not checked here: {outcome.name}")
+        elif outcome.status is Status.NOT_ATTEMPTED:
+            lines.append(f"  - still to do: {outcome.name}")
         elif outcome.message and outcome.message != result.message:
             lines.append(f"  - not passed: {outcome.name}: {outcome.message}")
         else:
