@@ -149,32 +149,37 @@ class Exercise:
     # ---- evaluation -----------------------------------------------------------
     def evaluate(self, namespace: Mapping[str, Any], *, include_hidden: bool) -> Result:
         """Run the assertions against the answers found in ``namespace``."""
-        missing = [c for c in self.requires if not self.lab.backend.supports(c)]
+        considered = [a for a in self.assertions() if include_hidden or not a.hidden]
+        possible = sum(a.points for a in considered if self._lacking(a.requires) == [])
+        missing = self._lacking(self.requires)
         if missing:
-            return self._result(Status.UNSUPPORTED, self._needs(missing), ())
+            return Result(self.id, self.title, Status.UNSUPPORTED, self._needs(missing), 0.0, 0.0)
         values = {}
         for name in self.answers:
             if name not in namespace or is_placeholder(namespace[name]):
-                return self._result(Status.NOT_ATTEMPTED, f"replace the ____ in {name} with your answer", ())
+                return Result(self.id, self.title, Status.NOT_ATTEMPTED,
+                              f"replace the ____ in {name} with your answer", 0.0, possible)
             values[name] = namespace[name]
         answers = Answers(values)
         outcomes: list[Outcome] = []
-        for assertion in self.assertions():
-            if assertion.hidden and not include_hidden:
-                continue
+        for assertion in considered:
             outcome = self._run(assertion, answers)
             outcomes.append(outcome)
             if outcome.status is Status.NOT_ATTEMPTED:
-                return self._result(Status.NOT_ATTEMPTED, outcome.message, tuple(outcomes))
-            if not include_hidden and outcome.status is not Status.CORRECT and outcome.status is not Status.UNSUPPORTED:
+                return Result(self.id, self.title, Status.NOT_ATTEMPTED, outcome.message, 0.0, possible,
+                              tuple(outcomes))
+            if not include_hidden and outcome.status not in (Status.CORRECT, Status.UNSUPPORTED):
                 break  # check(): the first failure is the useful message
-        return self._summarise(tuple(outcomes))
+        return self._summarise(tuple(outcomes), possible)
+
+    def _lacking(self, capabilities: Iterable[Capability]) -> list[Capability]:
+        return [c for c in capabilities if not self.lab.backend.supports(c)]
 
     def _run(self, assertion: Assertion, answers: Answers) -> Outcome:
         def outcome(status: Status, message: str = "", points: float = 0.0) -> Outcome:
             return Outcome(assertion.name, status, points, assertion.points, message, assertion.hidden)
 
-        lacking = [c for c in assertion.requires if not self.lab.backend.supports(c)]
+        lacking = self._lacking(assertion.requires)
         if lacking:
             return outcome(Status.UNSUPPORTED, self._needs(lacking))
         try:
@@ -194,24 +199,17 @@ class Exercise:
         return (f"needs {names}, which {self.lab.backend.name} lacks: "
                 f"use Python >= 3.13 (mongoeco) or a MongoDB server to check this")
 
-    def _summarise(self, outcomes: tuple[Outcome, ...]) -> Result:
+    def _summarise(self, outcomes: tuple[Outcome, ...], possible: float) -> Result:
+        score = sum(o.points for o in outcomes)
         for status in (Status.INCORRECT, Status.ERROR):
             failed = [o for o in outcomes if o.status is status]
             if failed:
-                return self._result(status, failed[0].message, outcomes)
+                return Result(self.id, self.title, status, failed[0].message, score, possible, outcomes)
         unchecked = [o for o in outcomes if o.status is Status.UNSUPPORTED]
         if outcomes and len(unchecked) == len(outcomes):
-            return self._result(Status.UNSUPPORTED, unchecked[0].message, outcomes)
+            return Result(self.id, self.title, Status.UNSUPPORTED, unchecked[0].message, 0.0, 0.0, outcomes)
         note = f"(not checked here: {unchecked[0].message})" if unchecked else ""
-        return self._result(Status.CORRECT, note, outcomes)
-
-    def _result(self, status: Status, message: str, outcomes: tuple[Outcome, ...]) -> Result:
-        counted = [o for o in outcomes if o.status is not Status.UNSUPPORTED]
-        max_score = sum(o.max_points for o in counted) if outcomes else self.max_points()
-        if status is Status.UNSUPPORTED and not outcomes:
-            max_score = 0.0
-        score = sum(o.points for o in counted) if status is not Status.NOT_ATTEMPTED else 0.0
-        return Result(self.id, self.title, status, message, score, max_score, outcomes)
+        return Result(self.id, self.title, Status.CORRECT, note, score, possible, outcomes)
 
     # ---- the learner's API ----------------------------------------------------
     def check(self) -> Result:
