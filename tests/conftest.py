@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from course.backends import mongoeco_available, open_mongoeco, open_mongomock, open_server
+from course.backends import close_all, mongoeco_available, open_mongoeco, open_mongomock, open_server
 from course.session import Lab
 
 
@@ -34,6 +34,16 @@ def backend_named(name: str):
         else:
             _OPENED[name] = open_server(os.environ["MONGODB_URI"], timeout_ms=10000)
     return _OPENED[name]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_backends():
+    """Close every client the tests opened, once the session ends."""
+    yield
+    while _OPENED:
+        _, backend = _OPENED.popitem()
+        backend.client.close()
+    close_all()
 
 
 @pytest.fixture(params=available_backends())

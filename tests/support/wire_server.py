@@ -19,21 +19,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import os
 import signal
 import sys
 from pathlib import Path
 
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+from course.backends import is_loopback
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
