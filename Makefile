@@ -28,7 +28,7 @@ NBVAL       := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab test doctor release clean
+.PHONY: help venv lab test doctor release outputs clean
 
 help: ## show this list
 	@echo "Schema Design in a Schemaless Store"
@@ -157,6 +157,13 @@ doctor: venv ## show the Python, backend and what it can check
 
 release: venv ## regenerate labs/ from solutions/ (solutions are the single source)
 	@$(VENV)/bin/course release
+
+outputs: venv ## re-execute solutions/ in place so their saved outputs are current
+	@for notebook in solutions/[0-9][0-9]-*.ipynb; do
+	  echo "executing $$notebook"
+	  COURSE_EXPECT_STATUS=correct $(VENV)/bin/jupyter nbconvert --log-level=WARN --to notebook \
+	    --execute --inplace --ExecutePreprocessor.timeout=900 "$$notebook"
+	done
 
 clean: ## remove .venv, .venv-311 and caches (nothing else)
 	@rm -rf $(VENV) .venv-311 .pytest_cache *.egg-info

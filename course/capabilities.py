@@ -38,7 +38,7 @@ MISSING: dict[str, dict[Capability, str]] = {
         "the course shows a simulated plan instead",
         Capability.COLLMOD: "collMod is not supported; validators are set at create_collection",
         Capability.SIZE_LIMIT: "documents over 16 MiB are accepted; "
-        "the course's write helpers check the size themselves",
+        "measure a document with len(bson.encode(doc))",
     },
     "mongoeco-wire": {},  # same engine as "mongoeco": filled in below
     "mongomock": {
