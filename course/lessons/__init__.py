@@ -1,6 +1,6 @@
 """The course's lessons: one module per lab, each declaring its exercises.
 
-A lesson module defines ``TITLE``, ``SLUG`` (the notebook name without its
+A lesson is a module named ``lessonNN`` (NN the lab id).  It defines ``TITLE``, ``SLUG`` (the notebook name without its
 number) and ``EXERCISES``, a tuple of :class:`course.exercise.Exercise`
 subclasses whose ids start with the lab id.
 """
@@ -8,15 +8,25 @@ subclasses whose ids start with the lab id.
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import re
 from types import ModuleType
 
 from course.namespace import check_lab_id
 
-#: lab id -> module name under course.lessons
-MODULES = {
-    "00": "lesson00",
-    "01": "lesson01",
-}
+
+def _discover() -> dict[str, str]:
+    """Map each lab id to its module: every ``lessonNN`` module in this package."""
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        match = re.fullmatch(r"lesson(\d{2})", module.name)
+        if match:
+            found[match.group(1)] = module.name
+    return dict(sorted(found.items()))
+
+
+#: lab id -> module name under course.lessons (found from the files, nothing to register)
+MODULES = _discover()
 
 
 def lesson(lab: str) -> ModuleType:
