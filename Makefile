@@ -2,6 +2,7 @@
 #
 #   make lab      build .venv (Python >= 3.13 if one exists) and start JupyterLab on labs/
 #   make test     build .venv, run the test suite, then run every notebook
+#   make e2e      run every lab and solution in JupyterLab in Chromium (browser test)
 #   make help     list all targets
 #
 # Variables you may set:
@@ -28,12 +29,12 @@ NBVAL       := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab test doctor release outputs clean
+.PHONY: help venv lab test e2e doctor release outputs clean
 
 help: ## show this list
 	@echo "Schema Design in a Schemaless Store"
 	@echo
-	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 16
+	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 16
 	@echo
 	@echo "Start with 'make lab'. Set PYTHON=... to choose the interpreter for .venv."
 
@@ -151,6 +152,15 @@ test: venv ## run the tests, then every solution and lab notebook
 	printf '  %s\n' "$${report[@]}"
 	if [ $${#failed[@]} -gt 0 ]; then echo "FAILED phases: $${failed[*]}"; exit 1; fi
 	echo "All phases passed."
+
+# Browser end-to-end test: one JupyterLab (127.0.0.1, token) from .venv, every notebook run
+# through Run > Run All Cells in Chromium; screenshots in tests/e2e/artifacts/.  Needs
+# Chromium from the system (apt-get install chromium); without it the test is skipped.
+e2e: venv ## run every lab and solution in JupyterLab in Chromium (screenshots in tests/e2e/artifacts)
+	@$(VENV_PYTHON) -c 'import playwright' 2>/dev/null || $(VENV_PYTHON) -m pip install --quiet -e '.[e2e]'
+	command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || [ -n "$${E2E_CHROMIUM:-}" ] \
+	  || echo "note: Chromium is not installed (apt-get install -y chromium); the e2e test will be skipped"
+	$(VENV_PYTHON) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
 doctor: venv ## show the Python, backend and what it can check
 	@$(VENV)/bin/course doctor

@@ -23,6 +23,7 @@ class Capability(str, Enum):
     SERVER_STATISTICS = "collStats/serverStatus"
     BSON_SIZE_OPERATOR = "$bsonSize"
     SIZE_LIMIT = "16 MiB limit enforced by the server"
+    PARTIAL_INDEXES = "partial indexes"
 
     def __str__(self) -> str:
         return self.value
@@ -52,6 +53,8 @@ MISSING: dict[str, dict[Capability, str]] = {
         Capability.SERVER_STATISTICS: "collStats, dbStats and serverStatus are not implemented",
         Capability.BSON_SIZE_OPERATOR: "$bsonSize is not implemented",
         Capability.SIZE_LIMIT: "documents over 16 MiB are accepted",
+        Capability.PARTIAL_INDEXES: "create_indexes drops partialFilterExpression, "
+        "so a partial index silently becomes a full one",
     },
 }
 

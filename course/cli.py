@@ -24,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="overwrite labs even if someone edited them")
     release.add_argument("--check", action="store_true",
                          help="write nothing; exit 1 if labs/ differs from what would be generated")
+    release.add_argument("--to", type=Path, default=None, metavar="DIR",
+                         help="instead: write the learners' hand-out (course without solutions/ or tests) to DIR")
 
     grade = commands.add_parser("grade", help="grade learners' notebooks")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS",
@@ -31,6 +33,20 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", type=Path, required=True, help="folder for gradebook.csv and feedback/")
     grade.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                        help="per-cell time limit (default: 120)")
+    grade.add_argument("--notebook-timeout", type=float, default=1800.0, metavar="SECONDS",
+                       help="time limit for a whole notebook (default: 1800)")
+    grade.add_argument("--memory-mb", type=int, default=2048, metavar="MB",
+                       help="address-space limit of each learner's kernel, 0 for none (default: 2048)")
+    grade.add_argument("--max-output-kb", type=int, default=1000, metavar="KB",
+                       help="output kept per notebook; the rest is cut (default: 1000)")
+    grade.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                       help="notebooks graded at once (default: the number of cores)")
+    grade.add_argument("--force", action="store_true",
+                       help="grade everything again, ignoring results kept from an earlier run")
+    grade.add_argument("--tests", type=Path, default=None, metavar="DIR",
+                       help="folder of secret test files (*.py using @hidden_for) run with the hidden checks")
+    grade.add_argument("--lab", default=None, metavar="LAB",
+                       help="the lab being graded (e.g. 01): notebooks of other labs become error rows")
 
     commands.add_parser("doctor", help="show the backend, versions and capabilities")
 
@@ -43,6 +59,8 @@ def run_release(args: argparse.Namespace) -> int:
     """``course release``: generate (or ``--check``) the labs."""
     from course.release import check, release, solution_notebooks
 
+    if args.to is not None:
+        return run_handout(args)
     if not args.solutions.is_dir():
         print(f"course release: {args.solutions} is not a folder", file=sys.stderr)
         return 2
@@ -68,21 +86,54 @@ def run_release(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def run_handout(args: argparse.Namespace) -> int:
+    """``course release --to DIR``: copy what learners get into DIR."""
+    from course.handout import HandoutError, make_handout
+
+    try:
+        report = make_handout(args.to, force=args.force)
+    except HandoutError as error:
+        print(f"course release: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote the hand-out to {report.target}: {len(report.files)} files "
+          f"(left out: {', '.join(report.left_out) or 'nothing'})")
+    return 0
+
+
 def run_grade(args: argparse.Namespace) -> int:
     """``course grade``: grade every submission and write the gradebook and feedback."""
     from course.grading.batch import grade_class
     from course.grading.submissions import UsageError
 
-    if args.timeout <= 0:
-        print("course grade: --timeout must be positive", file=sys.stderr)
+    from course.grading.runner import Limits
+    from course.grading.secret import SecretTestError
+
+    problems = [f"{flag} must be positive" for flag, value in
+                (("--timeout", args.timeout), ("--notebook-timeout", args.notebook_timeout),
+                 ("--max-output-kb", args.max_output_kb), ("--jobs", args.jobs if args.jobs is not None else 1))
+                if value <= 0]
+    if args.memory_mb < 0:
+        problems.append("--memory-mb must be 0 (no limit) or positive")
+    if args.lab is not None:
+        from course.lessons import MODULES
+
+        if args.lab not in MODULES:
+            problems.append(f"--lab {args.lab}: there is no such lab (labs: {', '.join(MODULES)})")
+    if problems:
+        for problem in problems:
+            print(f"course grade: {problem}", file=sys.stderr)
         return 2
+    limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
+                    memory_mb=args.memory_mb, max_output_bytes=args.max_output_kb * 1000)
     try:
         report = grade_class(args.submissions, args.out, args.timeout,
-                             progress=lambda line: print(line, file=sys.stderr))
-    except UsageError as error:
+                             progress=lambda line: print(line, file=sys.stderr, flush=True),
+                             jobs=args.jobs, force=args.force, limits=limits, tests=args.tests, lab=args.lab)
+    except (UsageError, SecretTestError) as error:
         print(f"course grade: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {report.gradebook} and {len(report.feedback)} feedback files in {args.out / 'feedback'}")
+    print(f"wrote {report.gradebook}, {report.totals}, {report.summary_file} and "
+          f"{len(report.feedback)} feedback files (Markdown and HTML) in {args.out / 'feedback'}")
     print(report.summary())
     return 0
 

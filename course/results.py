@@ -17,20 +17,30 @@ class Status(str, Enum):
     UNSUPPORTED = "unsupported"
 
 
-_LOOK = {  # status -> (label, icon, colour)
-    Status.CORRECT: ("Correct", "✔", "#1a7f37"),
+_LOOK = {  # status -> (label, icon, colour); mid-tone colours legible on light and dark themes
+    Status.CORRECT: ("Correct", "✔", "#1f883d"),
     Status.INCORRECT: ("Incorrect", "✘", "#cf222e"),
     Status.NOT_ATTEMPTED: ("Not attempted", "…", "#6e7781"),
     Status.ERROR: ("Error", "⚠", "#bc4c00"),
     Status.UNSUPPORTED: ("Cannot check here", "⊘", "#8250df"),
 }
+_HINT_COLOUR = "#9a6700"
+_SOLUTION_COLOUR = "#0969da"
 
 
-def _box(colour: str, title: str, body_html: str) -> str:
+def _box(kind: str, colour: str, badge: str, exercise_id: str, body_html: str, status: str = "") -> str:
+    """One result box: a coloured badge (white on the status colour, legible on any theme),
+    the exercise id, then the body in the theme's own text colour."""
+    data_status = f' data-status="{status}"' if status else ""
     return (
-        f'<div class="course-result" style="border-left:4px solid {colour};'
-        f'padding:0.4em 0.8em;margin:0.3em 0;background:rgba(127,127,127,0.06)">'
-        f'<strong style="color:{colour}">{title}</strong>{body_html}</div>'
+        f'<div class="course-result course-{kind}"{data_status} data-exercise="{html.escape(exercise_id)}" '
+        f'style="border-left:4px solid {colour};border-radius:3px;padding:0.45em 0.8em;margin:0.3em 0;'
+        f'background:{colour}14;line-height:1.5">'
+        f'<span class="course-badge" style="display:inline-block;background:{colour};color:#fff;'
+        f'font-weight:600;border-radius:3px;padding:0 0.5em;margin-right:0.5em;white-space:nowrap">'
+        f"{badge}</span>"
+        f'<strong class="course-exercise" style="margin-right:0.4em">{html.escape(exercise_id)}</strong>'
+        f"{body_html}</div>"
     )
 
 
@@ -72,8 +82,8 @@ class Result:
 
     def _repr_html_(self) -> str:
         label, icon, colour = _LOOK[self.status]
-        body = f" {html.escape(self.message)}" if self.message else ""
-        return _box(colour, f"{icon} {html.escape(self.exercise_id)} {label}:", body)
+        body = f'<span class="course-message">{html.escape(self.message)}</span>' if self.message else ""
+        return _box("check", colour, f"{icon} {label}", self.exercise_id, body, self.status.value)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (statuses as strings)."""
@@ -107,8 +117,9 @@ class Hint:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        title = f"💡 {html.escape(self.exercise_id)} Hint {self.number} of {self.total}:"
-        return _box("#9a6700", title, f" {html.escape(self.text)}")
+        badge = f"💡 Hint {self.number} of {self.total}"
+        body = f'<span class="course-message">{html.escape(self.text)}</span>'
+        return _box("hint", _HINT_COLOUR, badge, self.exercise_id, body)
 
 
 @dataclass(frozen=True)
@@ -124,5 +135,7 @@ class Solution:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        title = f"📖 {html.escape(self.exercise_id)} Solution:"
-        return _box("#0969da", title, f"<pre>{html.escape(self.code)}</pre>")
+        code = (f'<pre class="course-code" style="margin:0.4em 0 0;padding:0.4em 0.6em;'
+                f'background:rgba(127,127,127,0.12);border-radius:3px;overflow-x:auto">'
+                f"{html.escape(self.code)}</pre>")
+        return _box("solution", _SOLUTION_COLOUR, "📖 Solution", self.exercise_id, code)

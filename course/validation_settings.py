@@ -101,6 +101,18 @@ def _index_models(collection: Any) -> list:
     return models
 
 
+def _rename(db: Any, old: str, new: str) -> None:
+    """Rename ``db[old]`` to ``new``; mongoeco's wire server takes renameCollection on the database itself."""
+    from pymongo.errors import OperationFailure
+
+    try:
+        db[old].rename(new)
+    except OperationFailure as error:
+        if "current database" not in str(error):
+            raise
+        db.command({"renameCollection": f"{db.name}.{old}", "to": f"{db.name}.{new}"})
+
+
 def _rebuild(db: Any, name: str, options: dict) -> ValidationChange:
     source = db[name]
     copy_name = name + _COPY_SUFFIX
@@ -131,5 +143,5 @@ def _rebuild(db: Any, name: str, options: dict) -> ValidationChange:
         raise ValidationChangeError(f"{db.name}.{name} left unchanged: {type(error).__name__}: {error}") from error
     indexes = tuple(target.index_information())
     db.drop_collection(name)
-    target.rename(name)
+    _rename(db, copy_name, name)
     return ValidationChange(name, "rebuild", options, copied, indexes)

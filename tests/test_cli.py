@@ -62,6 +62,11 @@ def test_reset_uses_the_learner_tag(mongomock_env, monkeypatch, capsys):
     (["grade", "--out", "x"], "SUBMISSIONS"),
     (["grade", "nowhere.ipynb", "--out", "x"], "no such file"),
     (["grade", "a.ipynb", "--out", "x", "--timeout", "0"], "positive"),
+    (["grade", "a.ipynb", "--out", "x", "--jobs", "0"], "--jobs must be positive"),
+    (["grade", "a.ipynb", "--out", "x", "--notebook-timeout", "-1"], "--notebook-timeout must be positive"),
+    (["grade", "a.ipynb", "--out", "x", "--memory-mb", "-5"], "--memory-mb"),
+    (["grade", "a.ipynb", "--out", "x", "--lab", "77"], "no such lab"),
+    (["grade", "a.ipynb", "--out", "x", "--tests", "no/such/dir"], "not a folder of secret tests"),
     (["release", "--solutions", "no/such/dir"], "is not a folder"),
     (["frobnicate"], "invalid choice"),
 ])
@@ -78,3 +83,93 @@ def test_python_dash_m_course_runs_the_cli():
     assert done.returncode == 0
     for command in ("release", "grade", "doctor", "reset"):
         assert command in done.stdout
+
+
+# ---- course release --to DIR: the learners' hand-out ------------------------------------
+
+def _mini_course(root):
+    """A checkout with the real package and labs 00-01, plus what must never be handed out."""
+    import shutil
+    from pathlib import Path
+
+    real = Path(__file__).resolve().parents[1]
+    shutil.copytree(real / "course", root / "course", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "Makefile", "LICENSE"):
+        shutil.copy(real / name, root / name)
+    for folder in ("labs", "solutions"):
+        (root / folder).mkdir()
+        for lab in ("00-start-here.ipynb", "01-design-for-reads.ipynb"):
+            shutil.copy(real / folder / lab, root / folder / lab)
+    (root / "data").mkdir()
+    (root / "data" / "sample.json").write_text("[]")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_secret.py").write_text("ANSWER = 42\n")
+    (root / ".ci").mkdir()
+    (root / ".ci" / "run").write_text("echo\n")
+    return root
+
+
+def test_handout_has_labs_package_and_data_but_no_solutions_or_tests(tmp_path):
+    from course.handout import HandoutError, make_handout
+
+    root = _mini_course(tmp_path / "repo")
+    report = make_handout(tmp_path / "out", root=root)
+    names = {p.relative_to(tmp_path / "out").as_posix() for p in report.files}
+    assert {"labs/00-start-here.ipynb", "labs/01-design-for-reads.ipynb", "course/__init__.py",
+            "course/grading/runner.py", "data/sample.json", "pyproject.toml", "README.md", "Makefile"} <= names
+    assert not any(n.startswith(("solutions/", "tests/", ".ci/")) for n in names)
+    assert not (tmp_path / "out" / "solutions").exists() and not (tmp_path / "out" / "tests").exists()
+    with pytest.raises(HandoutError, match="earlier hand-out"):
+        make_handout(tmp_path / "out", root=root)
+    make_handout(tmp_path / "out", root=root, force=True)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "thesis.tex").write_text("mine")
+    with pytest.raises(HandoutError, match="not empty"):
+        make_handout(tmp_path / "busy", root=root, force=True)
+    assert (tmp_path / "busy" / "thesis.tex").read_text() == "mine"
+    with pytest.raises(HandoutError, match="inside the course checkout"):
+        make_handout(root / "handout", root=root)
+
+
+def test_handout_refuses_labs_out_of_date_with_the_solutions(tmp_path):
+    from course.handout import HandoutError, make_handout
+
+    root = _mini_course(tmp_path / "repo")
+    lab = root / "labs" / "01-design-for-reads.ipynb"
+    lab.write_text(lab.read_text().replace("____", "____ ", 1))
+    with pytest.raises(HandoutError, match="out of date"):
+        make_handout(tmp_path / "out", root=root)
+
+
+@pytest.mark.slow
+def test_the_handout_installs_and_imports(tmp_path):
+    """`course release --to DIR`, then `pip install -e DIR` in a fresh venv: course imports from DIR, labs are there."""
+    import sysconfig
+    import venv
+    from pathlib import Path
+
+    root = _mini_course(tmp_path / "repo")
+    from course.handout import make_handout
+
+    out = tmp_path / "handout"
+    make_handout(out, root=root)
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "grader-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # pip, setuptools, deps
+    import importlib.util
+
+    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", *isolation, "-q",
+                           "-e", str(out)], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and not isolation and ("setuptools" in done.stderr and "No matching" in done.stderr
+                                                   or "NewConnectionError" in done.stderr):
+        pytest.skip("no setuptools here and no package index to build the hand-out with")
+    assert done.returncode == 0, done.stderr
+    check = subprocess.run([str(python), "-c", "import course, course.grading.runner; print(course.__file__)"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert Path(check.stdout.strip()).resolve() == (out / "course" / "__init__.py").resolve()
+    assert sorted(p.name for p in (out / "labs").glob("*.ipynb")) == ["00-start-here.ipynb", "01-design-for-reads.ipynb"]

@@ -216,6 +216,9 @@ def test_solution_01_is_graded_all_correct(monkeypatch):
     assert graded.lab == "01" and graded.results
     assert [(r.exercise_id, r.status) for r in graded.results if r.status is not Status.CORRECT] == []
     assert all(r.score == r.max_score > 0 for r in graded.results)
+    # the solution itself raises no tampering alarm (package files edited by someone else meanwhile aside)
+    flags = [f for f in graded.flags if "files changed while this notebook ran" not in f]
+    assert flags == [] and graded.notes == [], (graded.flags, graded.notes)
 
 
 @pytest.mark.slow
@@ -238,7 +241,8 @@ def test_a_cell_that_times_out_is_interrupted_and_the_rest_still_runs(tmp_path, 
     assert stopped == ""
     assert raised(nb.cells[0])  # the timed-out cell ends in an error...
     assert nb.cells[1].execution_count is not None  # ...and the next cell still ran
-    assert interrupted_cells(nb, 2) == ["cell 0 ran longer than 2 s and was interrupted"]
+    assert interrupted_cells(nb, 2) == [
+        "cell 0 (the answer cell of exercise 99.1) ran longer than 2 s and was interrupted"]
     _, exercises = lab_exercises("99")
     result = collect(nb, {"99.1": (0, 1)}, exercises[:1], "")[0]
     assert result.status is Status.ERROR and "time limit" in result.message
@@ -259,7 +263,11 @@ def test_instrument_inserts_a_grading_cell_after_the_last_answer_cell(fake_lab):
     _, exercises = lab_exercises("99")
     graded, where, notes = instrument(nb, "99", exercises)
     assert where == {"99.1": (2, 3), "99.2": (4, 5)}
-    assert 'record("99.1")' in graded.cells[3].source.replace("'", '"')
+    assert graded.cells[3].metadata["course_grading"] == {"exercise": "99.1"}
+    assert "'exercise': '99.1'" in graded.cells[3].source
+    nonces = graded.metadata["course_grading"]["nonces"]
+    assert set(nonces) == {"99.1", "99.2"} and nonces["99.1"] != nonces["99.2"]
+    assert nonces["99.1"] in graded.cells[3].source and nonces["99.2"] not in graded.cells[3].source
     assert len(nb.cells) == 5  # the original is untouched
     assert any("99.1" in n and "the last one" in n for n in notes)
     assert any("exercise:07.1" in n for n in notes)

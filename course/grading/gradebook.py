@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import csv
+import html
+import io
 import re
+from collections import Counter
 from pathlib import Path
 
 from course.grading.runner import Graded
 from course.results import Result, Status
 
-COLUMNS = ("learner", "lab", "exercise", "status", "score", "max_score")
+BASE_COLUMNS = ("learner", "lab", "exercise", "status", "score", "max_score")
+#: The gradebook's columns: the base ones (stable), then the notebook and the one-line verdict.
+COLUMNS = BASE_COLUMNS + ("notebook", "message")
+TOTAL_COLUMNS = ("learner", "score", "max_score", "percent", "exercises", "correct", "errors", "notebooks",
+                 "review")
 
 _SYMBOL = {
     Status.CORRECT: "✔",
@@ -28,7 +35,8 @@ def gradebook_rows(graded: list[Graded]) -> list[dict[str, str]]:
     """One row per learner, lab and exercise, sorted in that order."""
     rows = [
         {"learner": g.learner, "lab": g.lab, "exercise": r.exercise_id, "status": r.status.value,
-         "score": _points(r.score), "max_score": _points(r.max_score)}
+         "score": _points(r.score), "max_score": _points(r.max_score), "notebook": g.path.name,
+         "message": " ".join(r.message.split())}
         for g in graded for r in g.results
     ]
     return sorted(rows, key=lambda row: (row["learner"], row["lab"], _exercise_key(row["exercise"])))
@@ -39,20 +47,47 @@ def _exercise_key(exercise: str) -> tuple:
     return (lab, int(number) if number.isdigit() else -1, exercise)
 
 
+def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
 def write_gradebook(graded: list[Graded], out: Path) -> Path:
-    """Write ``out/gradebook.csv`` with the columns in :data:`COLUMNS`; return its path."""
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / "gradebook.csv"
-    with target.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(gradebook_rows(graded))
-    return target
+    """Write ``out/gradebook.csv`` with the columns in :data:`COLUMNS` (atomically); return its path."""
+    from course.grading.store import atomic_write
+
+    return atomic_write(Path(out) / "gradebook.csv", _csv(COLUMNS, gradebook_rows(graded)))
 
 
-def feedback_filename(learner: str) -> str:
-    """A safe file name for ``learner``'s feedback."""
-    return (re.sub(r"[^\w.-]+", "_", learner).strip("._") or "learner") + ".md"
+def totals_rows(graded: list[Graded]) -> list[dict[str, str]]:
+    """One row per learner: total score over every notebook, counts, and whether to review it."""
+    by_learner: dict[str, list[Graded]] = {}
+    for g in graded:
+        by_learner.setdefault(g.learner, []).append(g)
+    rows = []
+    for learner, items in sorted(by_learner.items()):
+        results = [r for g in items for r in g.results]
+        score, total = sum(r.score for r in results), sum(r.max_score for r in results)
+        rows.append({
+            "learner": learner, "score": _points(score), "max_score": _points(total),
+            "percent": f"{100 * score / total:.1f}" if total else "0.0",
+            "exercises": str(sum(1 for r in results if r.exercise_id != "-")),
+            "correct": str(sum(1 for r in results if r.status is Status.CORRECT)),
+            "errors": str(sum(1 for r in results if r.status is Status.ERROR)),
+            "notebooks": " ".join(sorted(g.path.name for g in items)),
+            "review": "yes" if any(g.flags for g in items) else "",
+        })
+    return rows
+
+
+def feedback_filename(learner: str, suffix: str = ".md") -> str:
+    """A safe, unique file name for ``learner``'s feedback."""
+    from course.grading.store import safe_name
+
+    return safe_name(learner) + suffix  # "a b" and "a_b" get different files
 
 
 def _exercise_feedback(result: Result) -> list[str]:
@@ -96,20 +131,106 @@ def feedback_text(learner: str, graded: list[Graded]) -> str:
             lines += _exercise_feedback(result)
         if g.notes:
             lines += ["", "Notes:"] + [f"- {note}" for note in g.notes]
+        if g.flags:
+            lines += ["", "The grader also noticed (your instructor will look at this):"]
+            lines += [f"- {flag}" for flag in g.flags]
         lines.append("")
     return "\n".join(lines)
 
 
+def feedback_html(learner: str, graded: list[Graded]) -> str:
+    """The same feedback as :func:`feedback_text`, as a standalone HTML page."""
+    body = []
+    for line in feedback_text(learner, graded).splitlines():
+        text = html.escape(line.lstrip(" -#"))
+        text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+        text = re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+        if line.startswith("# "):
+            body.append(f"<h1>{text}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{text}</h2>")
+        elif line.startswith("  - "):
+            body.append(f'<li style="margin-left:2em">{text}</li>')
+        elif line.startswith("- "):
+            body.append(f"<li>{text}</li>")
+        elif line.strip():
+            body.append(f"<p>{text}</p>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+            f"<title>Feedback for {html.escape(learner)}</title></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
+    """``summary.md``: per exercise, how many learners passed and the most common failures; what to review."""
+    learners = sorted({g.learner for g in graded})
+    lines = ["# Grading summary", "", f"{len(learners)} learners, {len(graded)} notebooks.", ""]
+    if messages:
+        lines += ["## Run messages", ""] + [f"- {m}" for m in messages] + [""]
+    skipped = [g for g in graded if g.skipped]
+    if skipped:
+        lines += ["## Not graded", ""] + [f"- {g.learner} (`{g.path.name}`): {g.skipped}" for g in skipped] + [""]
+    flagged = [g for g in graded if g.flags]
+    if flagged:
+        lines += ["## To review (possible tampering; grades come from the course's own checks regardless)", ""]
+        for g in flagged:
+            lines += [f"- {g.learner} (`{g.path.name}`):"] + [f"  - {flag}" for flag in g.flags]
+        lines.append("")
+    lines += ["## Exercises", "", "| exercise | passed | attempted | learners | mean score |",
+              "|---|---|---|---|---|"]
+    by_exercise: dict[tuple[str, str], list[Result]] = {}
+    for g in graded:
+        for r in g.results:
+            if r.exercise_id != "-":
+                by_exercise.setdefault((g.lab, r.exercise_id), []).append(r)
+    ordered = sorted(by_exercise, key=lambda k: (k[0], _exercise_key(k[1])))
+    for key in ordered:
+        results = by_exercise[key]
+        passed = sum(1 for r in results if r.status is Status.CORRECT)
+        attempted = sum(1 for r in results if r.status is not Status.NOT_ATTEMPTED)
+        top = max((r.max_score for r in results), default=0)
+        mean = sum(r.score for r in results) / len(results) if results else 0
+        lines.append(f"| {key[1]} | {passed} | {attempted} | {len(results)} | {mean:.2f}/{_points(top)} |")
+    lines.append("")
+    for key in ordered:
+        failures = Counter()
+        for r in by_exercise[key]:
+            if r.status in (Status.INCORRECT, Status.ERROR):
+                failures[_general(r.message)] += 1
+        if failures:
+            lines += [f"### {key[1]}: most common problems", ""]
+            lines += [f"- {count} × {message}" for message, count in failures.most_common(5)]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def _general(message: str) -> str:
+    """A failure message with file paths shortened, so the same failure counts once."""
+    return re.sub(r"(/[^\s:]+)+/([^/\s:]+)", r"\2", " ".join(message.split()))[:200] or "(no message)"
+
+
+def write_reports(graded: list[Graded], out: Path, messages: list[str] = ()) -> dict:
+    """Write gradebook.csv, totals.csv, summary.md and feedback/ (Markdown and HTML), each atomically."""
+    from course.grading.store import atomic_write
+
+    out = Path(out)
+    return {
+        "gradebook": write_gradebook(graded, out),
+        "totals": atomic_write(out / "totals.csv", _csv(TOTAL_COLUMNS, totals_rows(graded))),
+        "summary": atomic_write(out / "summary.md", summary_text(graded, list(messages))),
+        "feedback": write_feedback(graded, out),
+    }
+
+
 def write_feedback(graded: list[Graded], out: Path) -> list[Path]:
-    """Write ``out/feedback/<learner>.md`` for every learner; return the paths."""
-    folder = out / "feedback"
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``out/feedback/<learner>.md`` and ``.html`` for every learner; return the Markdown paths."""
+    from course.grading.store import atomic_write
+
+    folder = Path(out) / "feedback"
     by_learner: dict[str, list[Graded]] = {}
     for g in graded:
         by_learner.setdefault(g.learner, []).append(g)
     written = []
     for learner, items in sorted(by_learner.items()):
-        target = folder / feedback_filename(learner)
-        target.write_text(feedback_text(learner, items), encoding="utf-8")
-        written.append(target)
+        written.append(atomic_write(folder / feedback_filename(learner), feedback_text(learner, items)))
+        atomic_write(folder / feedback_filename(learner, ".html"), feedback_html(learner, items))
     return written

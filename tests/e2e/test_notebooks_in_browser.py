@@ -1,0 +1,454 @@
+"""Every lab and solution, run through JupyterLab's UI in Chromium (Playwright).
+
+For each notebook: open it, Run > Run All Cells, wait until every code cell has an
+execution count and the kernel is idle, then assert that
+
+* no cell shows an error (traceback) output;
+* every ``.check()`` cell shows the HTML result box (``.course-result``); in solutions
+  every verdict is Correct, or "Cannot check here" for a capability this backend lacks;
+* every widget renders (no "Error displaying widget", no "model not found");
+* in each widget explorer, moving a slider or pressing a button changes what it shows.
+
+A screenshot of each notebook (light and dark theme) goes to tests/e2e/artifacts/.
+A tiny widget notebook written at run time checks the widget machinery itself, so
+the widget assertions are exercised even before any lesson has an explorer.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUN_TIMEOUT = float(os.environ.get("E2E_RUN_TIMEOUT", "600"))  # seconds per notebook
+
+
+def notebooks() -> list[str]:
+    found = sorted(
+        str(path.relative_to(ROOT))
+        for folder in ("labs", "solutions")
+        for path in (ROOT / folder).glob("*.ipynb")
+    )
+    wanted = [g.strip() for g in os.environ.get("E2E_NOTEBOOKS", "").split(",") if g.strip()]
+    if wanted:
+        found = [n for n in found if any(fnmatch.fnmatch(n, g) for g in wanted)]
+    return found
+
+
+def code_cells(path: Path) -> list[dict]:
+    cells = json.loads(path.read_text())["cells"]
+    return [c for c in cells if c["cell_type"] == "code"]
+
+
+def calls_check(source: str | list[str]) -> bool:
+    """True if an uncommented line of the cell calls ``.check()``."""
+    text = "".join(source) if isinstance(source, list) else source
+    return any(re.search(r"\.check\(\s*\)", line.split("#", 1)[0]) for line in text.splitlines())
+
+
+# ---- the page ------------------------------------------------------------------------------
+
+# One snapshot of the notebook's code cells, read from the DOM in one round trip.
+SNAPSHOT_JS = """
+() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  if (!panel) return null;
+  const indicator = panel.querySelector('.jp-Notebook-ExecutionIndicator');
+  const cells = [...panel.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell')].map(cell => {
+    const prompt = cell.querySelector('.jp-InputArea-prompt');
+    const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')].map(o => ({
+      mime: o.getAttribute('data-mime-type') || '',
+      text: (o.innerText || '').slice(0, 2000),
+    }));
+    const results = [...cell.querySelectorAll('.course-result')].map(r => ({
+      status: r.getAttribute('data-status') || '',
+      text: (r.innerText || '').trim(),
+    }));
+    return {
+      prompt: prompt ? prompt.innerText.trim() : '',
+      outputs,
+      results,
+      widgets: cell.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
+    };
+  });
+  return {
+    status: indicator ? (indicator.getAttribute('data-status') || '') : '',
+    kernel: (document.querySelector('.jp-KernelStatus') || {}).innerText || '',
+    cells,
+  };
+}
+"""
+
+
+def snapshot(page) -> dict | None:
+    return page.evaluate(SNAPSHOT_JS)
+
+
+def executed(prompt: str) -> bool:
+    return re.fullmatch(r"\[\d+\]:?", prompt) is not None
+
+
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def open_notebook(page, server, relative: str, workspace: str) -> None:
+    url = f"{server.base_url}lab/workspaces/{workspace}/tree/{relative}?reset&token={server.token}"
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+    # The indicator says "idle" before the kernel even connects: wait for the server's session
+    # of this notebook to have an idle kernel, then for the page to show idle for a second.
+    def kernel_ready():
+        for session in server.api("GET", "api/sessions") or []:
+            if session.get("path", "").endswith(relative) and (session.get("kernel") or {}).get("execution_state") == "idle":
+                return True
+        return False
+
+    wait_until(kernel_ready, 120, f"the kernel of {relative} to start")
+    since = {"t": None}
+
+    def page_idle():
+        if (snapshot(page) or {}).get("status") != "idle":
+            since["t"] = None
+            return False
+        since["t"] = since["t"] or time.monotonic()
+        return time.monotonic() - since["t"] >= 1.0
+
+    wait_until(page_idle, 60, f"the page to show {relative}'s kernel idle", interval=0.2)
+    # collapse the file browser so the notebook gets the width (and the screenshots with it)
+    current = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
+    if current.count():
+        current.first.click()
+
+
+def run_all_cells(page) -> None:
+    """Run > Run All Cells, through the menu bar, as a learner would (once more if nothing starts)."""
+    def started():
+        snap = snapshot(page) or {"cells": []}
+        return any(c["prompt"] == "[*]:" or executed(c["prompt"]) for c in snap["cells"])
+
+    for attempt in range(2):
+        page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.click()
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:not(.lm-mod-disabled)", has_text=re.compile(r"^Run All Cells")).first.click()
+        try:
+            wait_until(started, 20, "Run All Cells to start a cell", interval=0.2)
+            return
+        except AssertionError:
+            if attempt:
+                raise
+            print("Run All Cells started nothing; trying again")
+
+
+def wait_for_run(page, expected_cells: int, timeout: float) -> dict:
+    """Until every code cell ran (or the run stopped at an error) and the kernel is idle."""
+    stable = {"since": None}
+
+    def done():
+        snap = snapshot(page)
+        if not snap or snap["status"] != "idle" or any(c["prompt"] == "[*]:" for c in snap["cells"]):
+            stable["since"] = None
+            return None
+        if all(executed(c["prompt"]) for c in snap["cells"]) and len(snap["cells"]) == expected_cells:
+            return snap
+        # idle with cells left unrun: the run stopped (an error); idle for 3 s means it is over
+        stable["since"] = stable["since"] or time.monotonic()
+        return snap if time.monotonic() - stable["since"] > 3 else None
+
+    return wait_until(done, timeout, "Run All Cells to finish")
+
+
+def switch_theme(page, name: str) -> None:
+    """Settings > Theme > NAME through the menu bar."""
+    page.keyboard.press("Escape")
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Settings$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(name)}$")).first.click()
+    wait_until(lambda: page.evaluate("() => document.body.dataset.jpThemeName") == name, 30, f"theme {name}")
+    page.wait_for_timeout(500)
+
+
+def screenshot(page, path: Path) -> None:
+    """The whole notebook: grow the viewport to the notebook's height, then shoot."""
+    height = page.evaluate(
+        """() => {
+          const notebook = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+          if (!notebook) return 900;
+          // the notebook scrolls inside its panel: take the height of what it scrolls, plus the
+          // page around it (menu, toolbar, status bar)
+          const inner = notebook.querySelector('.jp-WindowedPanel-inner, .jp-WindowedPanel-viewport');
+          const content = Math.max(notebook.scrollHeight, inner ? inner.scrollHeight : 0);
+          return content + (window.innerHeight - notebook.clientHeight);
+        }"""
+    )
+    original = page.viewport_size
+    page.set_viewport_size({"width": 1280, "height": max(900, min(int(height) + 40, 16000))})
+    # JupyterLab keeps the active cell in view after a resize: scroll every scroller to the top
+    # until it stays there
+    for _ in range(10):
+        page.wait_for_timeout(300)
+        moved = page.evaluate(
+            """() => { let moved = false;
+                 document.querySelectorAll('.jp-NotebookPanel .jp-WindowedPanel-outer, .jp-NotebookPanel .jp-Notebook')
+                   .forEach(n => { if (n.scrollTop) { n.scrollTop = 0; moved = true; } });
+                 return moved; }""")
+        if not moved:
+            break
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(original)
+    print(f"screenshot: {path}")
+
+
+# ---- widgets -------------------------------------------------------------------------------
+
+# What an explorer displays, minus its own controls: the text of output widgets, HTML and
+# label widgets outside controls, and a digest of every image (plots).
+DISPLAY_JS = """
+(root) => {
+  const parts = [];
+  const inControl = el => el.closest('.widget-slider, .widget-button, .widget-toggle-button, '
+      + '.widget-dropdown, .widget-radio, .widget-text, .widget-checkbox, .widget-readout');
+  root.querySelectorAll('.widget-output, .widget-html, .widget-htmlmath, .widget-label, .widget-valid')
+    .forEach(el => { if (!inControl(el)) parts.push(el.innerText); });
+  root.querySelectorAll('img, canvas').forEach(el => parts.push(el.src || el.toDataURL?.() || ''));
+  root.querySelectorAll('svg').forEach(el => parts.push(el.outerHTML.length + ':' + el.outerHTML.slice(-500)));
+  return parts.join('\\n');
+}
+"""
+
+
+# a widget view displayed by a cell (not the output areas nested inside Output widgets)
+EXPLORERS = ('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell-outputArea > .jp-OutputArea-child'
+             ' > .jp-OutputArea-output:has(> .jupyter-widgets)')
+
+
+def display_digest(output) -> str:
+    return hashlib.sha1(output.evaluate(DISPLAY_JS).encode()).hexdigest()
+
+
+def move_slider(page, slider, keys=("ArrowRight",)) -> None:
+    """Move a slider's handle with the keyboard (as a learner could), or type into its readout."""
+    handle = slider.locator(".noUi-handle").first
+    if handle.count():
+        handle.focus()
+        for key in keys:
+            page.keyboard.press(key)
+        return
+    readout = slider.locator(".widget-readout").first
+    readout.click()
+    page.keyboard.press("End" if "ArrowLeft" not in keys else "Home")
+    page.keyboard.press("Enter")
+
+
+# a slider at an end of its range may not move: try right, then left, then the far ends
+SLIDER_MOVES = (("ArrowRight",), ("ArrowLeft", "ArrowLeft"), ("Home",), ("End",))
+
+
+def exercise_widgets(page) -> list[str]:
+    """Interact with every explorer (a widget output holding sliders or buttons); return problems."""
+    problems = []
+    outputs = page.locator(EXPLORERS)
+    for index in range(outputs.count()):
+        output = outputs.nth(index)
+        sliders = output.locator(".widget-slider:not(.mod-disabled)")
+        buttons = output.locator("button.jupyter-button:not([disabled])")
+        controls = [("slider", sliders.nth(i)) for i in range(sliders.count())]
+        controls += [("button", buttons.nth(i)) for i in range(buttons.count())]
+        if not controls:
+            continue
+        changed = []
+        for kind, control in controls:
+            before = display_digest(output)
+            control.scroll_into_view_if_needed()
+            for keys in (SLIDER_MOVES if kind == "slider" else [None]):
+                if kind == "slider":
+                    move_slider(page, control, keys)
+                else:
+                    control.click()
+                deadline = time.monotonic() + (5 if kind == "slider" else 15)
+                while time.monotonic() < deadline and display_digest(output) == before:
+                    page.wait_for_timeout(200)
+                if display_digest(output) != before:
+                    break
+            after = display_digest(output)
+            label = (control.inner_text() or "").strip().splitlines()[0:1]
+            changed.append((kind, label[0] if label else "", after != before))
+        print(f"explorer {index}: " + ", ".join(f"{k} {l!r}: {'changed' if c else 'no change'}" for k, l, c in changed))
+        if not any(c for _, _, c in changed):
+            problems.append(f"explorer {index}: no slider or button changed what it displays ({changed})")
+        text = output.inner_text()
+        if "Traceback" in text:
+            problems.append(f"explorer {index} shows an error after interaction: {text[:500]}")
+    return problems
+
+
+WIDGET_ERRORS = ("Error displaying widget", "model not found", "Failed to load model class",
+                 "Loading widget...")
+
+
+def widget_problems(page) -> list[str]:
+    text = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").inner_text()
+    return [f"a widget shows {message!r}" for message in WIDGET_ERRORS if message in text]
+
+
+# ---- checks on a finished run --------------------------------------------------------------
+
+def is_error_output(output: dict) -> bool:
+    return output["mime"] == "application/vnd.jupyter.error" or (
+        output["mime"] == "application/vnd.jupyter.stderr" and "Traceback" in output["text"])
+
+
+def allowed_unsupported() -> set[str]:
+    """Capabilities the default backend lacks (a "Cannot check here" naming one is fine)."""
+    from course.backends import mongoeco_available
+    from course.capabilities import MISSING
+
+    backend = "mongoeco" if mongoeco_available() else "mongomock"
+    return {str(capability) for capability in MISSING[backend]}
+
+
+def check_run(relative: str, snap: dict, cells: list[dict]) -> list[str]:
+    problems = []
+    if len(snap["cells"]) != len(cells):
+        problems.append(f"the page shows {len(snap['cells'])} code cells, the file has {len(cells)}")
+    for number, (cell, shown) in enumerate(zip(cells, snap["cells"]), start=1):
+        where = f"code cell {number} ({''.join(cell['source'])[:60]!r})"
+        if not executed(shown["prompt"]):
+            problems.append(f"{where} did not run (prompt {shown['prompt']!r})")
+        for output in shown["outputs"]:
+            if is_error_output(output):
+                problems.append(f"{where} shows an error: {output['text'][:800]}")
+        if calls_check(cell["source"]) and executed(shown["prompt"]):
+            if not shown["results"]:
+                problems.append(f"{where} calls check() but shows no .course-result box "
+                                f"(outputs: {[o['mime'] for o in shown['outputs']]})")
+            if relative.startswith("solutions/"):
+                for result in shown["results"]:
+                    if result["status"] == "correct":
+                        continue
+                    if result["status"] == "unsupported" and any(c in result["text"] for c in allowed_unsupported()):
+                        continue
+                    problems.append(f"{where}: solution verdict is not Correct: {result['text']!r}")
+        wanted = [o for o in cell.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        if wanted and executed(shown["prompt"]) and not shown["widgets"]:
+            problems.append(f"{where} displays a widget when run with nbclient, but none rendered here")
+    return problems
+
+
+def run_notebook_in_browser(browser, server, relative: str, artifacts: Path, workspace: str,
+                            interact: bool = True) -> tuple[dict, list[str]]:
+    page = browser.new_page()
+    console_errors = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    try:
+        start = time.monotonic()
+        open_notebook(page, server, relative, workspace)
+        cells = code_cells(server.root / relative)
+        run_all_cells(page)
+        snap = wait_for_run(page, len(cells), RUN_TIMEOUT)
+        print(f"{relative}: ran {len(cells)} code cells in {time.monotonic() - start:.1f} s")
+        problems = check_run(relative, snap, cells)
+        problems += widget_problems(page)
+        stem = relative.replace("/", "__").removesuffix(".ipynb")
+        screenshot(page, artifacts / f"{stem}.png")
+        if interact:
+            problems += exercise_widgets(page)
+            if any(c["widgets"] for c in snap["cells"]):
+                screenshot(page, artifacts / f"{stem}-after-interaction.png")
+        switch_theme(page, "JupyterLab Dark")
+        screenshot(page, artifacts / f"{stem}-dark.png")
+        switch_theme(page, "JupyterLab Light")
+        widget_console = [m for m in console_errors if "widget" in m.lower() or "model" in m.lower()]
+        if widget_console:
+            print("browser console errors about widgets:", *widget_console[:10], sep="\n  ")
+        return snap, problems
+    finally:
+        page.close()
+        server.shutdown_kernels()
+
+
+@pytest.mark.parametrize("relative", notebooks())
+def test_notebook_runs_cleanly_in_jupyterlab(browser, lab_server, artifacts, relative):
+    workspace = "e2e-" + re.sub(r"[^a-z0-9]+", "-", relative.lower())
+    _, problems = run_notebook_in_browser(browser, lab_server, relative, artifacts, workspace)
+    assert not problems, f"{relative} in JupyterLab:\n  " + "\n  ".join(problems)
+
+
+PROBE_CELLS = [
+    "import ipywidgets as widgets\nfrom IPython.display import display",
+    # an explorer: slider + button driving an Output widget, as lessons 04/05 do
+    "out = widgets.Output()\n"
+    "n = widgets.IntSlider(value=3, min=0, max=10, description='documents')\n"
+    "more = widgets.Button(description='Add one')\n"
+    "def show(*_):\n"
+    "    out.clear_output(wait=True)\n"
+    "    with out:\n"
+    "        print(f'{n.value} documents, {n.value * 512} bytes')\n"
+    "def add(_):\n"
+    "    n.value = min(n.max, n.value + 1)\n"
+    "n.observe(show, names='value')\n"
+    "more.on_click(add)\n"
+    "show()\n"
+    "widgets.VBox([widgets.HBox([n, more]), out])",
+    "from course.results import Result, Status\n"
+    "Result('probe.1', 'Probe', Status.CORRECT, 'rendered as HTML', 1.0, 1.0)",
+    # a broken explorer: its slider is wired to nothing, so the generic check must flag it
+    "dead_out = widgets.Output()\n"
+    "with dead_out:\n"
+    "    print('this never changes')\n"
+    "widgets.VBox([widgets.IntSlider(value=5, description='dead'), dead_out])",
+]
+
+
+def test_widget_machinery_on_a_probe_notebook(browser, lab_server, artifacts):
+    """The widget checks themselves work: a slider and a button change a probe explorer."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in PROBE_CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(notebook, lab_server.root / "probe" / "widget-probe.ipynb")
+    snap, problems = run_notebook_in_browser(browser, lab_server, "probe/widget-probe.ipynb", artifacts,
+                                             "e2e-probe", interact=False)
+    assert not problems, problems
+    assert snap["cells"][1]["widgets"], "the probe explorer did not render"
+    assert snap["cells"][2]["results"] and snap["cells"][2]["results"][0]["status"] == "correct"
+    # interact: each control must change the display here
+    page = browser.new_page()
+    try:
+        open_notebook(page, lab_server, "probe/widget-probe.ipynb", "e2e-probe-2")
+        run_all_cells(page)
+        wait_for_run(page, len(PROBE_CELLS), 120)
+        output = page.locator(EXPLORERS).first
+        shown = lambda: output.locator(".widget-output").inner_text().strip()  # noqa: E731
+        wait_until(lambda: "3 documents" in shown(), 30, "the probe's first display")
+        move_slider(page, output.locator(".widget-slider").first)
+        wait_until(lambda: "3 documents" not in shown(), 30, "the slider to change the display")
+        after_slider = shown()
+        output.locator("button.jupyter-button").first.click()
+        wait_until(lambda: shown() != after_slider, 30, "the button to change the display")
+        print(f"probe display: '3 documents' -> {after_slider!r} -> {shown()!r}")
+        problems = exercise_widgets(page)
+        assert len(problems) == 1 and problems[0].startswith("explorer 1: no slider or button changed"), problems
+        assert not widget_problems(page)
+    finally:
+        page.close()
+        lab_server.shutdown_kernels()

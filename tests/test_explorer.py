@@ -1,0 +1,40 @@
+"""Lesson 04's pattern explorer, headless: set slider values, read the advice."""
+
+from course.explorer import SIZE_LIMIT, PatternExplorer, advise, document_bytes
+
+
+def test_advice_follows_the_sizes():
+    assert advise(20, 150, 10, 0).pattern.startswith("embed")
+    assert advise(100, 150, 10, 0.02).pattern.startswith("outlier")
+    assert advise(100, 150, 10, 0.4).pattern.startswith("subset or reference")
+    assert advise(20_000, 150, 10, 0).pattern.startswith("subset")
+    assert advise(20_000, 150, 0.1, 0).pattern.startswith("bucket")
+    assert advise(200_000, 150, 10, 0).pattern.startswith("reference")
+    assert advise(20, 150, 100, 0).computed and not advise(20, 150, 1, 0).computed
+    assert advise(200_000, 150, 1, 0).headroom == SIZE_LIMIT - document_bytes(200_000, 150) < 0
+
+
+def test_moving_a_slider_changes_the_output():
+    explorer = PatternExplorer()
+    first = explorer.output.value
+    assert "pattern: embed" in first and "headroom to 16 MiB" in first
+    explorer.items.value = 70_000
+    assert explorer.output.value != first and "subset" in explorer.output.value
+    explorer.reads_per_write.value = 0.1
+    assert "bucket" in explorer.output.value
+    explorer.items.value = 100
+    explorer.outlier_share.value = 0.05
+    assert "outlier" in explorer.output.value
+    explorer.bytes_per_item.value = 5_000
+    assert "outlier" in explorer.output.value
+
+
+def test_widgets_have_stable_classes_and_descriptions():
+    explorer = PatternExplorer()
+    assert "course-explorer" in explorer.widget._dom_classes
+    assert "course-explorer-output" in explorer.output._dom_classes
+    sliders = [explorer.items, explorer.bytes_per_item, explorer.reads_per_write, explorer.outlier_share]
+    assert [s.description for s in sliders] == ["items per parent", "bytes per item", "reads per write",
+                                                "share of outliers"]
+    assert all("course-explorer-slider" in s._dom_classes for s in sliders)
+    assert "course-explorer-items" in explorer.items._dom_classes
