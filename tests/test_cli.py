@@ -141,6 +141,17 @@ def test_handout_refuses_labs_out_of_date_with_the_solutions(tmp_path):
         make_handout(tmp_path / "out", root=root)
 
 
+def _local_setuptools_builds_this_project() -> bool:
+    """True when this interpreter's setuptools understands pyproject.toml's SPDX ``license`` string (>= 77)."""
+    import importlib.metadata
+
+    try:
+        major = int(importlib.metadata.version("setuptools").split(".")[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return major >= 77
+
+
 @pytest.mark.slow
 def test_the_handout_installs_and_imports(tmp_path):
     """`course release --to DIR`, then `pip install -e DIR` in a fresh venv: course imports from DIR, labs are there."""
@@ -159,9 +170,7 @@ def test_the_handout_installs_and_imports(tmp_path):
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "grader-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # pip, setuptools, deps
-    import importlib.util
-
-    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    isolation = ["--no-build-isolation"] if _local_setuptools_builds_this_project() else []
     done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", *isolation, "-q",
                            "-e", str(out)], capture_output=True, text=True, timeout=600)
     if done.returncode != 0 and not isolation and ("setuptools" in done.stderr and "No matching" in done.stderr
