@@ -16,39 +16,12 @@ from course.datasets_orders import (KIND_COLLECTIONS, MAX_LINES, RECENT_REVIEWS,
                                     mixed_records, products, reviews, shop)
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.plans import plan_for
-from course.recording import RecordingCollection
+from course.recording import RecordingDatabase
 
 TITLE = "Embed or reference"
 SLUG = "embed-vs-reference"
 
 COPIED_FIELDS = ("name", "phone")  #: customer fields copied into orders (customer_copy)
-
-
-class RecordingDatabase:
-    """A database whose collections (``db.orders``, ``db["orders"]``) record the writes made through them."""
-
-    def __init__(self, db: Any):
-        self._db = db
-        self._collections: dict[str, RecordingCollection] = {}
-
-    def collection(self, name: str) -> RecordingCollection:
-        """The recording wrapper of collection ``name``."""
-        if name not in self._collections:
-            self._collections[name] = RecordingCollection(self._db[name])
-        return self._collections[name]
-
-    def writes(self) -> list[tuple[str, str, tuple]]:
-        """Every write so far, as (collection name, method name, positional args)."""
-        return [(name, method, args) for name, wrapped in self._collections.items()
-                for method, args in wrapped.writes()]
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or hasattr(type(self._db), name):
-            return getattr(self._db, name)
-        return self.collection(name)
-
-    def __getitem__(self, name: str) -> RecordingCollection:
-        return self.collection(name)
 
 
 def _line(product_id: int, qty: int = 1, price_pence: int = 250) -> dict:

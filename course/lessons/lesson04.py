@@ -13,6 +13,7 @@ from course.capabilities import Capability
 from course.datasets_patterns import (catalog_items, customers, new_orders, products, reviews_for,
                                       stock_events, versioned_orders)
 from course.exercise import Exercise, Incorrect, hidden, visible
+from course.recording import RecordingDatabase
 
 TITLE = "Schema design patterns"
 SLUG = "patterns"
@@ -413,36 +414,6 @@ def create_bucket_index(db):
 
 
 # ---------------------------------------------------------------------------
-class _Counting:
-    """A collection that counts the reads sent to it."""
-
-    def __init__(self, collection):
-        self._collection, self.reads = collection, 0
-
-    def __getattr__(self, name):
-        attribute = getattr(self._collection, name)
-        if name in ("find", "find_one", "aggregate", "count_documents", "distinct", "estimated_document_count"):
-            def counted(*args, **kwargs):
-                self.reads += 1
-                return attribute(*args, **kwargs)
-            return counted
-        return attribute
-
-
-class _Database:
-    """A database whose overflow collection counts its reads."""
-
-    def __init__(self, db):
-        self._db = db
-        self.extras = _Counting(db.product_followers_extra)
-
-    def __getattr__(self, name):
-        return self.extras if name == "product_followers_extra" else getattr(self._db, name)
-
-    def __getitem__(self, name):
-        return self.extras if name == "product_followers_extra" else self._db[name]
-
-
 class Outlier(Exercise):
     id = "04.5"
     title = "Outlier: embed 50 followers, overflow the rest behind a flag"
@@ -539,10 +510,10 @@ def follower_count(db, product_id):
         """Counting a product without the flag never reads the overflow collection"""
         db = _scratch(self.lab, products=products(5))
         self._follow(answer, db, 3, ["a", "b", "c"])
-        watched = _Database(db)
+        watched = RecordingDatabase(db)
         if self._count(answer, watched, 3) != 3:
             raise Incorrect("follower_count(db, 3) should be 3")
-        if watched.extras.reads:
+        if watched.collection("product_followers_extra").reads():
             raise Incorrect("follower_count read product_followers_extra for a product without hasExtras: "
                             "check the flag first, so the 99% pay one query")
 
