@@ -4,19 +4,12 @@ import pytest
 
 from course import ____
 from course.lessons.lesson01 import MAX_ADDRESSES
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted
+from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, solution
 
 
 @pytest.fixture
 def lab(make_lab):
     return make_lab("01")
-
-
-def solution(lab, number):
-    """Run the exercise's own reference solution and return the names it defines."""
-    namespace = {}
-    exec(lab.exercise(number).solution_code, namespace)
-    return namespace
 
 
 # 01.1 ----------------------------------------------------------------------

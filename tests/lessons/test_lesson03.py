@@ -13,23 +13,12 @@ from course import ____
 from course.capabilities import Capability
 from course.datasets_legacy import CATEGORIES, CURRENT_VERSION, MAX_TAGS, SKU_PATTERN
 from course.lessons.lesson03 import REFERENCE_VALIDATOR
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported
+from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported, solution
 
 
 @pytest.fixture
 def lab(make_lab):
     return make_lab("03")
-
-
-def solution(lab, number):
-    """Run the exercise's own reference solution and return the names it defines."""
-    namespace = {}
-    exec(lab.exercise(number).solution_code, namespace)
-    return namespace
-
-
-def supports(lab, capability):
-    return lab.backend.supports(capability)
 
 
 # 03.1 ----------------------------------------------------------------------
@@ -159,14 +148,14 @@ def test_render_not_attempted(lab):
 
 # 03.3 ----------------------------------------------------------------------
 def test_census_right(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         assert_unsupported(lab.q3, solution(lab, 3), "$type queries")
         return
     assert_correct(lab.q3, solution(lab, 3))
 
 
 def test_census_wrong(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         assert_unsupported(lab.q3, {"field_types": lambda c, f: {}}, "$type queries")
         return
     right = solution(lab, 3)["field_types"]
@@ -199,7 +188,7 @@ def test_census_wrong(lab):
 
 
 def test_census_not_attempted(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         assert_unsupported(lab.q3, {"field_types": ____}, "$type queries")
         return
     assert_not_attempted(lab.q3, {"field_types": ____})
@@ -214,14 +203,14 @@ def _schema(**properties):
 
 
 def test_validator_right(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q4, solution(lab, 4), "validators")
         return
     assert_correct(lab.q4, solution(lab, 4))
 
 
 def test_validator_wrong(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q4, {"product_validator": _schema()}, "validators")
         return
     # the census lesson: views as plain int rejects the counter that became a long
@@ -247,7 +236,7 @@ def test_validator_wrong(lab):
 
 
 def test_validator_not_attempted(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q4, {"product_validator": ____}, "validators")
         return
     assert_not_attempted(lab.q4, {"product_validator": ____})
@@ -255,14 +244,14 @@ def test_validator_not_attempted(lab):
 
 # 03.5 ----------------------------------------------------------------------
 def test_staging_right(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q5, solution(lab, 5), "validators")
         return
     assert_correct(lab.q5, solution(lab, 5))
 
 
 def test_staging_wrong(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q5, {"staging": {"validationLevel": "strict"}}, "validators")
         return
 
@@ -279,7 +268,7 @@ def test_staging_wrong(lab):
 
 
 def test_staging_not_attempted(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q5, {"staging": ____}, "validators")
         return
     assert_not_attempted(lab.q5, {"staging": ____})

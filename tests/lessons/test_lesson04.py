@@ -6,7 +6,7 @@ from pymongo import IndexModel
 from course import ____
 from course.capabilities import Capability
 from course.lessons import lesson04
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted
+from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, solution as reference_solution
 
 CONSTANTS = {name: getattr(lesson04, name) for name in ("RECENT_REVIEWS", "BUCKET_CAP", "FOLLOWER_THRESHOLD",
                                                          "EXTRA_PAGE")}
@@ -18,10 +18,8 @@ def lab(make_lab):
 
 
 def solution(lab, number):
-    """Run the exercise's own reference solution and return the names it defines."""
-    namespace = {**CONSTANTS, "IndexModel": IndexModel}
-    exec(lab.exercise(number).solution_code, namespace)
-    return namespace
+    """The exercise's reference solution, with the constants and imports the notebook provides."""
+    return reference_solution(lab, number, names={**CONSTANTS, "IndexModel": IndexModel})
 
 
 def with_(lab, number, **replaced):

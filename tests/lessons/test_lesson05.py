@@ -6,7 +6,7 @@ from course import ____
 from course.capabilities import Capability
 from course.migration_audit import group_census
 from course.migration_sim import new_field_lookup, v2_only_reader
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported
+from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported, solution as reference_solution
 
 PRELUDE = "import time\nfrom tqdm.auto import tqdm\n"
 
@@ -17,28 +17,20 @@ def lab(make_lab):
 
 
 def solution(lab, *numbers):
-    """Run the exercises' own reference solutions (in order) and return the names they define."""
-    namespace = {}
-    exec(PRELUDE, namespace)
-    for number in numbers:
-        exec(lab.exercise(number).solution_code, namespace)
-    return namespace
-
-
-def supports(lab, capability):
-    return lab.backend.supports(capability)
+    """The exercises' reference solutions, after the imports the notebook's first cell makes."""
+    return reference_solution(lab, *numbers, prelude=PRELUDE)
 
 
 # 05.1 ----------------------------------------------------------------------
 def test_audit_right(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         assert_unsupported(lab.q1, solution(lab, 1), "$type queries")
         return
     assert_correct(lab.q1, solution(lab, 1))
 
 
 def test_audit_wrong(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         pytest.skip("no verdict without $type queries")
 
     def python_types(orders):
@@ -71,7 +63,7 @@ def test_audit_wrong(lab):
 
 
 def test_audit_not_attempted(lab):
-    if not supports(lab, Capability.TYPE_QUERIES):
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
         assert_unsupported(lab.q1, {"audit": ____}, "$type queries")
         return
     assert_not_attempted(lab.q1, {"audit": ____})
@@ -80,14 +72,14 @@ def test_audit_not_attempted(lab):
 
 # 05.2 ----------------------------------------------------------------------
 def test_migrate_order_right(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         assert_unsupported(lab.q2, solution(lab, 2), "pipeline updates")
         return
     assert_correct(lab.q2, solution(lab, 2))
 
 
 def test_migrate_order_wrong(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         pytest.skip("no verdict without pipeline updates")
     right = solution(lab, 2)
     seed_pipeline = [{"$set": {"schemaVersion": 2, "customer.phones": ["$customer.phone"]}},
@@ -120,7 +112,7 @@ def test_migrate_order_wrong(lab):
 
 
 def test_migrate_order_not_attempted(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         assert_unsupported(lab.q2, {"to_v2": ____, "migrate_order": ____}, "pipeline updates")
         return
     right = solution(lab, 2)
@@ -166,14 +158,14 @@ def test_readers_not_attempted(lab):
 
 # 05.4 ----------------------------------------------------------------------
 def test_batch_right(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         assert_unsupported(lab.q4, solution(lab, 2, 4), "pipeline updates")
         return
     assert_correct(lab.q4, solution(lab, 2, 4))
 
 
 def test_batch_wrong(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         pytest.skip("no verdict without pipeline updates")
     right = solution(lab, 2, 4)
     to_v2 = right["to_v2"]
@@ -235,7 +227,7 @@ def test_batch_wrong(lab):
 
 
 def test_batch_not_attempted(lab):
-    if not supports(lab, Capability.PIPELINE_UPDATES):
+    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
         assert_unsupported(lab.q4, {"migrate_in_batches": ____}, "pipeline updates")
         return
     assert_not_attempted(lab.q4, {"migrate_in_batches": ____})
@@ -287,14 +279,14 @@ def test_reconcile_not_attempted(lab):
 
 # 05.6 ----------------------------------------------------------------------
 def test_staging_right(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q6, solution(lab, 6), "validators")
         return
     assert_correct(lab.q6, solution(lab, 6))
 
 
 def test_staging_wrong(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         pytest.skip("no verdict without validators")
     right = solution(lab, 6)
     schema = right["v2_validator"]["$jsonSchema"]
@@ -313,7 +305,7 @@ def test_staging_wrong(lab):
 
 
 def test_staging_not_attempted(lab):
-    if not supports(lab, Capability.VALIDATORS):
+    if not lab.backend.supports(Capability.VALIDATORS):
         assert_unsupported(lab.q6, {"v2_validator": ____, "stages": ____}, "validators")
         return
     assert_not_attempted(lab.q6, {"v2_validator": ____, "stages": ____})

@@ -53,3 +53,17 @@ def assert_unsupported(exercise: Exercise, namespace: Mapping[str, Any], capabil
     assert result.status is Status.UNSUPPORTED, _describe(result)
     assert f"needs {capability}" in result.message, _describe(result)
     return result
+
+
+def solution(lab, *numbers: int, names: Mapping[str, Any] | None = None, prelude: str = "") -> dict:
+    """Run exercises' own reference solutions (in order) and return the names they define.
+
+    ``names`` seeds the namespace (constants a notebook defines earlier), ``prelude`` is code run first
+    (imports a notebook's first cell makes).
+    """
+    namespace = dict(names or {})
+    if prelude:
+        exec(prelude, namespace)
+    for number in numbers:
+        exec(lab.exercise(number).solution_code, namespace)
+    return namespace
