@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from course.capabilities import Capability, capabilities_of, missing_reasons
+from course.quirks import absorb
 
 URI_VARIABLE = "MONGODB_URI"
 CHOICE_VARIABLE = "COURSE_BACKEND"
@@ -83,8 +84,49 @@ def close_all() -> None:
         backend.client.close()
 
 
+DEFAULT_TIMEOUT_MS = 3000
+MAX_TIMEOUT_MS = 600_000
+
+
+def server_uri(env: Mapping[str, str]) -> str:
+    """The ``MONGODB_URI`` the environment sets ("" when unset or empty); refuse one of only spaces."""
+    raw = env.get(URI_VARIABLE, "")
+    if raw and not raw.strip():
+        raise BackendError(
+            f"{URI_VARIABLE} is set but holds only spaces. Unset it to use the embedded engine, or set "
+            f"it to your server, e.g. mongodb://127.0.0.1:27017/?directConnection=true"
+        )
+    return raw.strip()
+
+
+def server_timeout_ms(env: Mapping[str, str]) -> int:
+    """``COURSE_SERVER_TIMEOUT_MS`` as a whole number of milliseconds (default 3000)."""
+    raw = env.get(TIMEOUT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_MS
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BackendError(
+            f"{TIMEOUT_VARIABLE}={raw!r} is not a number of milliseconds: set it to a whole number "
+            f"such as 3000, or unset it for the default ({DEFAULT_TIMEOUT_MS})"
+        ) from None
+    if not 0 < value <= MAX_TIMEOUT_MS:
+        raise BackendError(f"{TIMEOUT_VARIABLE}={raw!r} must be between 1 and {MAX_TIMEOUT_MS} milliseconds")
+    return value
+
+
+def remote_allowed(env: Mapping[str, str]) -> bool:
+    """True when ``COURSE_ALLOW_REMOTE=1``; any other value than 1, 0 or empty is refused."""
+    raw = env.get(REMOTE_VARIABLE, "").strip()
+    if raw not in ("", "0", "1"):
+        raise BackendError(f"{REMOTE_VARIABLE}={raw!r}: set it to 1 to allow non-loopback servers, "
+                           f"or unset it")
+    return raw == "1"
+
+
 def _open(env: Mapping[str, str]) -> Backend:
-    uri = env.get(URI_VARIABLE, "").strip()
+    uri = server_uri(env)
     choice = env.get(CHOICE_VARIABLE, "").strip().lower()
     if uri:
         if choice and choice not in ("server", ""):
@@ -92,8 +134,7 @@ def _open(env: Mapping[str, str]) -> Backend:
                 f"{URI_VARIABLE} is set and {CHOICE_VARIABLE}={choice!r} asks for an embedded "
                 f"backend: unset one of them so the course knows which database you mean"
             )
-        return open_server(uri, allow_remote=env.get(REMOTE_VARIABLE) == "1",
-                           timeout_ms=int(env.get(TIMEOUT_VARIABLE, "3000")))
+        return open_server(uri, allow_remote=remote_allowed(env), timeout_ms=server_timeout_ms(env))
     if choice == "mongoeco":
         return open_mongoeco()
     if choice == "mongomock":
@@ -111,10 +152,30 @@ def _open(env: Mapping[str, str]) -> Backend:
     ))
 
 
+#: Modules that an engine's dependencies import only to offer something the course never uses, at a
+#: cost paid by every kernel: jsonschema imports rfc3987_syntax (when installed, as JupyterLab's
+#: jupyter-events arranges) for its "iri" format checker, and that module builds a parser grammar at
+#: import (about 1.7 s; python-jsonschema/jsonschema issue 1428), and isoduration (with arrow, about
+#: 0.1 s) for its "duration" checker.  MongoDB's $jsonSchema ignores "format" altogether, so no
+#: validator the course runs can tell the difference.
+SKIPPED_IMPORTS = ("rfc3987_syntax", "isoduration")
+
+
+def skip_unused_imports() -> None:
+    """Keep :data:`SKIPPED_IMPORTS` from loading in this process (unless something already loaded them).
+
+    A ``None`` entry in ``sys.modules`` makes ``import`` raise ImportError, which jsonschema expects for
+    an optional format checker and handles by not offering that format.
+    """
+    for name in SKIPPED_IMPORTS:
+        sys.modules.setdefault(name, None)
+
+
 def mongoeco_available() -> bool:
     """True when mongoeco can be imported here (it needs Python >= 3.13)."""
     if sys.version_info < (3, 13):
         return False
+    skip_unused_imports()
     try:
         import mongoeco  # noqa: F401
     except ImportError:
@@ -132,6 +193,7 @@ def open_mongoeco() -> Backend:
         )
     import mongoeco
 
+    absorb("mongoeco")
     client = mongoeco.MongoClient()
     dialect = client.admin.command("buildInfo").get("version", "?")
     return Backend(
@@ -151,6 +213,7 @@ def open_mongomock(notes: tuple[str, ...] = ()) -> Backend:
         raise BackendError(
             "mongomock is not installed: run `make lab` or `pip install -e .`"
         ) from error
+    absorb("mongomock")
     return Backend(
         name="mongomock",
         version=mongomock.__version__,
@@ -160,18 +223,65 @@ def open_mongomock(notes: tuple[str, ...] = ()) -> Backend:
     )
 
 
+SRV_SCHEME = "mongodb+srv://"
+
+
 def uri_hosts(uri: str) -> list[tuple[str, int]]:
     """Return the (host, port) pairs a MongoDB URI names; raise BackendError if malformed."""
-    from pymongo.errors import InvalidURI
-    from pymongo.uri_parser import parse_uri
-
-    if uri.startswith("mongodb+srv://"):
+    if uri.startswith(SRV_SCHEME):
         host = uri.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
         return [(host, 27017)]
+    return list(_parse(uri)["nodelist"])
+
+
+def _parse(uri: str) -> dict:
+    """pymongo's parse of ``uri`` (no DNS lookups); BackendError with the reason if it is not valid."""
+    from pymongo.errors import PyMongoError
+    from pymongo.uri_parser import parse_uri
+
+    if not uri.startswith("mongodb://"):
+        raise BackendError(f"{URI_VARIABLE} is not a valid MongoDB URI: it must start with mongodb://")
     try:
-        return list(parse_uri(uri)["nodelist"])
-    except (InvalidURI, ValueError) as error:
-        raise BackendError(f"{URI_VARIABLE} is not a valid MongoDB URI: {error}") from error
+        return parse_uri(uri)  # never called for mongodb+srv:// (that would look DNS up)
+    except (PyMongoError, ValueError, TypeError) as error:
+        unknown = _unknown_options(uri)
+        if unknown:
+            raise BackendError(
+                f"{URI_VARIABLE} is not a valid MongoDB URI: unknown option"
+                f"{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} (pymongo lists the options "
+                f"it knows under 'Connection string options')"
+            ) from None
+        raise BackendError(f"{URI_VARIABLE} is not a valid MongoDB URI: {error}") from None
+
+
+def _unknown_options(uri: str) -> list[str]:
+    """The option names in ``uri``'s query string that pymongo does not know."""
+    from urllib.parse import parse_qsl
+
+    from pymongo.common import URI_OPTIONS_ALIAS_MAP, URI_OPTIONS_VALIDATOR_MAP
+
+    known = set(URI_OPTIONS_VALIDATOR_MAP) | {a for names in URI_OPTIONS_ALIAS_MAP.values() for a in names}
+    query = uri.split("?", 1)[1] if "?" in uri else ""
+    names = [name for name, _ in parse_qsl(query.replace(";", "&"), keep_blank_values=True)]
+    return [name for name in dict.fromkeys(names) if name.lower() not in known]
+
+
+def _discovery(uri: str) -> str:
+    """Why the hosts this URI reaches are chosen after the loopback check ("" when they are not)."""
+    if uri.startswith(SRV_SCHEME):
+        return "a mongodb+srv:// URI lets DNS pick the hosts"
+    options = {k.lower(): v for k, v in _parse(uri)["options"].items()}
+    if options.get("replicaset"):
+        return "replicaSet= lets the server's list of replica set members pick the hosts"
+    return ""
+
+
+def _reached(client: Any) -> list[tuple[str, int]]:
+    """Every server address the client's topology knows after its first command (seeds and discovered)."""
+    try:
+        return list(client.topology_description.server_descriptions())
+    except Exception:  # an older pymongo without topology_description: the seeds are all it used
+        return list(client.nodes)
 
 
 def is_loopback(host: str) -> bool:
@@ -207,11 +317,28 @@ def open_server(uri: str, *, allow_remote: bool = False, timeout_ms: int = 3000)
             f"creates and drops databases, so it only connects to loopback hosts unless you "
             f"set {REMOTE_VARIABLE}=1"
         )
+    discovery = "" if allow_remote else _discovery(uri)
+    if discovery:
+        raise BackendError(
+            f"{URI_VARIABLE}={redact(uri)}: {discovery}, and they are picked after the course has "
+            f"checked that the hosts are this machine, so that check would prove nothing. Name the server itself, e.g. "
+            f"mongodb://127.0.0.1:27017/?directConnection=true, or set {REMOTE_VARIABLE}=1 "
+            f"if any host it leads to may be used"
+        )
     where = ", ".join(f"{h}:{p}" for h, p in hosts)
     try:
         client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=timeout_ms,
                                      connectTimeoutMS=timeout_ms, appname="schema-design-course")
         client.admin.command("ping")
+        reached = [h for h, _ in _reached(client) if not is_loopback(h)]
+        if reached and not allow_remote:
+            client.close()
+            raise BackendError(
+                f"{URI_VARIABLE}={redact(uri)}: the server at {where} is a member of a replica set "
+                f"whose members include {', '.join(sorted(set(reached)))}, which the driver would "
+                f"also use and which is not a loopback name. Add directConnection=true to the URI "
+                f"to use only {where}, or set {REMOTE_VARIABLE}=1"
+            )
         info = client.admin.command("buildInfo")
     except PyMongoError as error:
         raise BackendError(

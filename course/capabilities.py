@@ -1,4 +1,4 @@
-"""What each backend can and cannot do, declared once.
+"""What each backend can and cannot do, declared once (its quirks, absorbed, in :mod:`course.quirks`).
 
 Every exercise names the capabilities it needs; on a backend that lacks one,
 the exercise reports "needs <capability>" instead of a verdict.  This module
@@ -24,6 +24,7 @@ class Capability(str, Enum):
     BSON_SIZE_OPERATOR = "$bsonSize"
     SIZE_LIMIT = "16 MiB limit enforced by the server"
     PARTIAL_INDEXES = "partial indexes"
+    VALIDATION_ERROR_AND_LOG = "validationAction errorAndLog (MongoDB 8.1)"
 
     def __str__(self) -> str:
         return self.value
@@ -40,6 +41,8 @@ MISSING: dict[str, dict[Capability, str]] = {
         Capability.COLLMOD: "collMod is not supported; validators are set at create_collection",
         Capability.SIZE_LIMIT: "documents over 16 MiB are accepted; "
         "measure a document with len(bson.encode(doc))",
+        Capability.VALIDATION_ERROR_AND_LOG: "validationAction must be 'error' or 'warn' "
+        "(errorAndLog is new in MongoDB 8.1)",
     },
     "mongoeco-wire": {},  # same engine as "mongoeco": filled in below
     "mongomock": {
@@ -55,6 +58,7 @@ MISSING: dict[str, dict[Capability, str]] = {
         Capability.SIZE_LIMIT: "documents over 16 MiB are accepted",
         Capability.PARTIAL_INDEXES: "create_indexes drops partialFilterExpression, "
         "so a partial index silently becomes a full one",
+        Capability.VALIDATION_ERROR_AND_LOG: "there are no validators at all",
     },
 }
 

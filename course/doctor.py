@@ -51,4 +51,10 @@ def report() -> tuple[int, str]:
         lines += [f"  - {cap}: {why}" for cap, why in sorted(missing.items(), key=lambda kv: str(kv[0]))]
     else:
         lines.append("Capabilities missing: none")
+    from course.quirks import QUIRKS
+
+    quirks = QUIRKS.get(backend.name.split("-")[0], ()) if backend.embedded else ()
+    if quirks:
+        lines.append("Quirks the course absorbs:")
+        lines += [f"  - {quirk}" for quirk in quirks]
     return 0, "\n".join(lines)

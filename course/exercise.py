@@ -32,8 +32,38 @@ class NotAttempted(Exception):
     """The answer still holds (or returns) the placeholder."""
 
 
+class LearnerRaised(Exception):
+    """What a learner's function raised, as plain data (it crosses the grader's channel this way too).
+
+    ``type_name`` is the exception's class name, ``type_names`` the names along its class hierarchy
+    (so ``is_a("ValueError")`` holds for a subclass), ``message`` its text.
+    """
+
+    def __init__(self, type_name: str, message: str, type_names: tuple[str, ...] = ()):
+        super().__init__(f"{type_name}: {message}" if message else type_name)
+        self.type_name = type_name
+        self.message = message
+        self.type_names = tuple(type_names) or (type_name,)
+
+    @classmethod
+    def from_exception(cls, error: BaseException) -> "LearnerRaised":
+        """The plain-data form of ``error``."""
+        if isinstance(error, LearnerRaised):
+            return error
+        names = tuple(klass.__name__ for klass in type(error).__mro__ if klass is not object)
+        return cls(type(error).__name__, str(error), names)
+
+    def is_a(self, type_name: str) -> bool:
+        """True when the raised exception is ``type_name`` or a subclass of it."""
+        return type_name in self.type_names
+
+
 class LearnerCodeError(Exception):
-    """The learner's code raised while an assertion ran it."""
+    """The learner's code raised while an assertion ran it; ``raised`` says what."""
+
+    def __init__(self, message: str, raised: LearnerRaised | None = None):
+        super().__init__(message)
+        self.raised = raised
 
 
 class UnexpectedStatus(AssertionError):
@@ -42,34 +72,75 @@ class UnexpectedStatus(AssertionError):
 
 @dataclass(frozen=True)
 class Assertion:
-    """One declared assertion of an exercise."""
+    """One declared assertion of an exercise, and the requirement it checks."""
 
     name: str
     points: float
     hidden: bool
     requires: frozenset[Capability]
     function: Callable[..., None]
+    requirement: str = ""  #: a key of the exercise's ``requirements``
 
 
-def _marker(points: float, hidden: bool, requires: Iterable[Capability]):
+@dataclass(frozen=True)
+class RequirementRow:
+    """One row of an exercise's requirements table."""
+
+    key: str
+    text: str
+    points: float
+    visible: tuple[str, ...]  #: descriptions of the visible assertions that check it
+    hidden: tuple[str, ...]  #: descriptions of the hidden ones (the same rule on other data)
+
+
+def _marker(points: float, hidden: bool, requires: Iterable[Capability], checks: str):
     def decorate(function):
         description = (function.__doc__ or function.__name__).strip().splitlines()[0]
         function._course_assertion = Assertion(
-            description, float(points), hidden, frozenset(requires), function
+            description, float(points), hidden, frozenset(requires), function, checks
         )
         return function
 
     return decorate
 
 
-def visible(points: float = 1, requires: Iterable[Capability] = ()):
-    """Declare an assertion that ``check()`` runs (and grading too)."""
-    return _marker(points, False, requires)
+def visible(points: float = 1, requires: Iterable[Capability] = (), *, checks: str = ""):
+    """Declare an assertion that ``check()`` runs (and grading too); ``checks`` names its requirement."""
+    return _marker(points, False, requires, checks)
 
 
-def hidden(points: float = 1, requires: Iterable[Capability] = ()):
-    """Declare an assertion that runs only when grading."""
-    return _marker(points, True, requires)
+def hidden(points: float = 1, requires: Iterable[Capability] = (), *, checks: str = ""):
+    """Declare an assertion that runs only when grading: a visible requirement on other data."""
+    return _marker(points, True, requires, checks)
+
+
+class Unsupported(Exception):
+    """Raised when the answer uses a feature this backend lacks: the exercise reports "needs ...".
+
+    Give the missing capabilities, or (for a feature the engine itself says it does not implement)
+    a ``feature`` description.
+    """
+
+    def __init__(self, *capabilities: Capability, feature: str = ""):
+        self.capabilities = capabilities
+        self.feature = feature or ", ".join(sorted(str(c) for c in capabilities))
+        super().__init__(self.feature)
+
+
+def engine_cannot(error: BaseException) -> bool:
+    """True when ``error`` is an embedded engine saying it does not implement something.
+
+    mongomock (and, rarely, mongoeco) raise NotImplementedError from their own code for features they
+    lack; that is the backend's limit, never the learner's mistake.
+    """
+    if not isinstance(error, NotImplementedError):
+        return False
+    frame = error.__traceback__
+    last = None
+    while frame is not None:
+        last = frame.tb_frame.f_code.co_filename
+        frame = frame.tb_next
+    return last is not None and any(part in last.replace("\\", "/") for part in ("/mongomock/", "/mongoeco/"))
 
 
 class Answers:
@@ -94,6 +165,11 @@ class Exercise:
     hints: ClassVar[tuple[str, ...]] = ()
     solution_code: ClassVar[str] = ""
     requires: ClassVar[frozenset[Capability]] = frozenset()
+    #: requirement key -> what the statement (and the prose it points to) demands, in the learner's words
+    requirements: ClassVar[Mapping[str, str]] = {}
+    #: the answer is fixed data with nothing to vary (a self-check's answers): no hidden assertions,
+    #: since any would repeat a visible one or add a rule the learner cannot see
+    fixed_answer: ClassVar[bool] = False
 
     def __init__(self, lab: "Lab"):
         self.lab = lab
@@ -115,14 +191,29 @@ class Exercise:
         """The most this exercise can score on a backend with every capability."""
         return sum(a.points for a in cls.assertions())
 
+    @classmethod
+    def requirement_table(cls) -> list[RequirementRow]:
+        """Each requirement with its points and the visible and hidden assertions that check it."""
+        rows = []
+        for key, text in cls.requirements.items():
+            mine = [a for a in cls.assertions() if a.requirement == key]
+            rows.append(RequirementRow(key, text, sum(a.points for a in mine),
+                                       tuple(a.name for a in mine if not a.hidden),
+                                       tuple(a.name for a in mine if a.hidden)))
+        return rows
+
     @property
     def tag(self) -> str:
         """The cell tag of this exercise's answer cell."""
         return f"exercise:{self.id}"
 
     # ---- helpers for assertions ----------------------------------------------
-    def call(self, name: str, function: Any, *args: Any, **kwargs: Any) -> Any:
-        """Call the learner's ``function``; placeholder -> NotAttempted, raise -> LearnerCodeError."""
+    def call(self, name: str, function: Any, *args: Any, expect_raise: bool = False, **kwargs: Any) -> Any:
+        """Call the learner's ``function``; placeholder -> NotAttempted, raise -> LearnerCodeError.
+
+        With ``expect_raise=True`` what the function raised is returned as a :class:`LearnerRaised`
+        instead (for statements such as "raise TypeError for a price that is not an int").
+        """
         if is_placeholder(function):
             raise NotAttempted(name)
         if not callable(function):
@@ -131,11 +222,32 @@ class Exercise:
             value = function(*args, **kwargs)
         except (NotAttempted, Incorrect):
             raise
-        except Exception as error:  # the learner's code failed
-            raise LearnerCodeError(f"{name}(...) raised {type(error).__name__}: {error}") from error
+        except Exception as error:  # the learner's code failed (or raised on purpose)
+            if engine_cannot(error):
+                raise Unsupported(feature=f"a feature {self.lab.backend.name} does not implement "
+                                          f"({str(error).strip().splitlines()[0][:160]})") from error
+            raised = LearnerRaised.from_exception(error)
+            if expect_raise:
+                return raised
+            raise LearnerCodeError(f"{name}(...) raised {raised}", raised) from error
         if is_placeholder(value):
             raise NotAttempted(name)
         return value
+
+    def call_watching(self, name: str, function: Any, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
+        """Call like :meth:`call`; return ``(value, args as they were after the call)``.
+
+        For statements such as "leave the caller's dict alone": compare the returned arguments with a
+        copy taken before.  In this process they are the very objects passed; a grader that runs the
+        learner's code elsewhere sends them back with the reply.
+        """
+        value = self.call(name, function, *args, **kwargs)
+        return value, args
+
+    def raised(self, name: str, function: Any, *args: Any, **kwargs: Any) -> LearnerRaised | None:
+        """Call the learner's ``function``; return what it raised, or None when it returned."""
+        value = self.call(name, function, *args, expect_raise=True, **kwargs)
+        return value if isinstance(value, LearnerRaised) else None
 
     def expect_type(self, name: str, value: Any, kind: type | tuple[type, ...], example: str = "") -> Any:
         """Return ``value`` if it is of ``kind``, else fail with a message naming the expected type."""
@@ -148,17 +260,23 @@ class Exercise:
 
     # ---- evaluation -----------------------------------------------------------
     def evaluate(self, namespace: Mapping[str, Any], *, include_hidden: bool) -> Result:
-        """Run the assertions against the answers found in ``namespace``."""
+        """Run the assertions against the answers found in ``namespace``.
+
+        ``check()`` (``include_hidden=False``) runs every visible assertion; grading runs them all.
+        """
         considered = [a for a in self.assertions() if include_hidden or not a.hidden]
+        pending = 0 if include_hidden else sum(1 for a in self.assertions() if a.hidden)
         possible = sum(a.points for a in considered if self._lacking(a.requires) == [])
         missing = self._lacking(self.requires)
         if missing:
-            return Result(self.id, self.title, Status.UNSUPPORTED, self._needs(missing), 0.0, 0.0)
+            unchecked = tuple(f"{text} ({self._needs_short(missing)})" for text in self.requirements.values())
+            return Result(self.id, self.title, Status.UNSUPPORTED, self._needs(missing), 0.0, 0.0,
+                          unchecked=unchecked)
         values = {}
         for name in self.answers:
             if name not in namespace or is_placeholder(namespace[name]):
                 return Result(self.id, self.title, Status.NOT_ATTEMPTED,
-                              f"replace the ____ in {name} with your answer", 0.0, possible)
+                              f"replace the ____ in {name} with your answer", 0.0, possible, pending=pending)
             values[name] = namespace[name]
         answers = Answers(values)
         outcomes: list[Outcome] = []
@@ -167,17 +285,16 @@ class Exercise:
             outcomes.append(outcome)
             if outcome.status is Status.NOT_ATTEMPTED:
                 return Result(self.id, self.title, Status.NOT_ATTEMPTED, outcome.message, 0.0, possible,
-                              tuple(outcomes))
-            if not include_hidden and outcome.status not in (Status.CORRECT, Status.UNSUPPORTED):
-                break  # check(): the first failure is the useful message
-        return self._summarise(tuple(outcomes), possible)
+                              tuple(outcomes), pending=pending)
+        return self._summarise(tuple(outcomes), possible, pending)
 
     def _lacking(self, capabilities: Iterable[Capability]) -> list[Capability]:
         return [c for c in capabilities if not self.lab.backend.supports(c)]
 
     def _run(self, assertion: Assertion, answers: Answers) -> Outcome:
         def outcome(status: Status, message: str = "", points: float = 0.0) -> Outcome:
-            return Outcome(assertion.name, status, points, assertion.points, message, assertion.hidden)
+            return Outcome(assertion.name, status, points, assertion.points, message, assertion.hidden,
+                           assertion.requirement)
 
         lacking = self._lacking(assertion.requires)
         if lacking:
@@ -190,33 +307,66 @@ class Exercise:
             return outcome(Status.NOT_ATTEMPTED, f"{pending} still returns ____: write your code there")
         except LearnerCodeError as error:
             return outcome(Status.ERROR, str(error))
+        except Unsupported as lacking_here:
+            return outcome(Status.UNSUPPORTED, self._needs_feature(lacking_here.feature))
         except Exception as error:  # anything else: a wrong shape the assertion did not foresee
-            return outcome(Status.ERROR, f"your answer could not be checked: {type(error).__name__}: {error}")
+            if engine_cannot(error):
+                return outcome(Status.UNSUPPORTED, self._needs_feature(
+                    f"a feature {self.lab.backend.name} does not implement ({str(error).splitlines()[0][:160]})"))
+            return outcome(Status.ERROR, f"your answer could not be checked ({assertion.name.lower()}): "
+                                         f"{type(error).__name__}: {error}")
         return outcome(Status.CORRECT, points=assertion.points)
 
+    def _needs_short(self, capabilities: Iterable[Capability]) -> str:
+        return "needs " + ", ".join(sorted(str(c) for c in capabilities))
+
     def _needs(self, capabilities: Iterable[Capability]) -> str:
-        names = ", ".join(sorted(str(c) for c in capabilities))
-        return (f"needs {names}, which {self.lab.backend.name} lacks: "
+        return self._needs_feature(", ".join(sorted(str(c) for c in capabilities)))
+
+    def _needs_feature(self, feature: str) -> str:
+        return (f"needs {feature}, which {self.lab.backend.name} lacks: "
                 f"use Python >= 3.13 (mongoeco) or a MongoDB server to check this")
 
-    def _summarise(self, outcomes: tuple[Outcome, ...], possible: float) -> Result:
+    def _unchecked(self, outcomes: tuple[Outcome, ...]) -> tuple[str, ...]:
+        """The requirements some of whose assertions could not run here, each with what it needs."""
+        found: dict[str, str] = {}
+        for o in outcomes:
+            if o.status is Status.UNSUPPORTED:
+                text = self.requirements.get(o.requirement, o.name)
+                found.setdefault(text, o.message.split(", which ")[0])
+        return tuple(f"{text} ({needs})" for text, needs in found.items())
+
+    def _summarise(self, outcomes: tuple[Outcome, ...], possible: float, pending: int = 0) -> Result:
         score = sum(o.points for o in outcomes)
+        # what was at stake is what could be checked: an assertion found unsupported while it ran
+        # (the answer used a feature this backend lacks) takes its points out, as a declared one does
+        possible = sum(o.max_points for o in outcomes if o.status is not Status.UNSUPPORTED)
+        unchecked = self._unchecked(outcomes)
         for status in (Status.INCORRECT, Status.ERROR):
             failed = [o for o in outcomes if o.status is status]
             if failed:
-                return Result(self.id, self.title, status, failed[0].message, score, possible, outcomes)
-        unchecked = [o for o in outcomes if o.status is Status.UNSUPPORTED]
-        if outcomes and len(unchecked) == len(outcomes):
-            return Result(self.id, self.title, Status.UNSUPPORTED, unchecked[0].message, 0.0, 0.0, outcomes)
-        note = f"(not checked here: {unchecked[0].message})" if unchecked else ""
-        return Result(self.id, self.title, Status.CORRECT, note, score, possible, outcomes)
+                return Result(self.id, self.title, status, failed[0].message, score, possible, outcomes,
+                              pending, unchecked)
+        lacking = [o for o in outcomes if o.status is Status.UNSUPPORTED]
+        if outcomes and len(lacking) == len(outcomes):
+            return Result(self.id, self.title, Status.UNSUPPORTED, lacking[0].message, 0.0, 0.0, outcomes,
+                          pending, unchecked)
+        if lacking:
+            return Result(self.id, self.title, Status.PARTLY_CHECKED,
+                          "every check that could run here passed", score, possible, outcomes, pending,
+                          unchecked)
+        return Result(self.id, self.title, Status.CORRECT, "", score, possible, outcomes, pending)
 
     # ---- the learner's API ----------------------------------------------------
     def check(self) -> Result:
         """Check your answer now (visible assertions only) and show the verdict."""
         result = self.evaluate(notebook_namespace(), include_hidden=False)
         expected = os.environ.get(EXPECT_VARIABLE)
-        if expected and result.status.value != expected and result.status is not Status.UNSUPPORTED:
+        # a backend that cannot check something is never the notebook's fault: "needs ..." passes any
+        # expectation; partly checked passes where "correct" is expected
+        tolerated = (Status.UNSUPPORTED, Status.PARTLY_CHECKED) if expected == Status.CORRECT.value \
+            else (Status.UNSUPPORTED,)
+        if expected and result.status.value != expected and result.status not in tolerated:
             raise UnexpectedStatus(
                 f"{EXPECT_VARIABLE}={expected} but exercise {self.id} is {result.status.value}: {result.message}"
             )

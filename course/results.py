@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
@@ -15,6 +16,8 @@ class Status(str, Enum):
     NOT_ATTEMPTED = "not_attempted"
     ERROR = "error"
     UNSUPPORTED = "unsupported"
+    #: every assertion that ran passed, but some requirement could not be checked on this backend
+    PARTLY_CHECKED = "partly_checked"
 
 
 _LOOK = {  # status -> (label, icon, colour); mid-tone colours legible on light and dark themes
@@ -23,9 +26,23 @@ _LOOK = {  # status -> (label, icon, colour); mid-tone colours legible on light 
     Status.NOT_ATTEMPTED: ("Not attempted", "…", "#6e7781"),
     Status.ERROR: ("Error", "⚠", "#bc4c00"),
     Status.UNSUPPORTED: ("Cannot check here", "⊘", "#8250df"),
+    Status.PARTLY_CHECKED: ("Partly checked", "◐", "#8250df"),
 }
 _HINT_COLOUR = "#9a6700"
 _SOLUTION_COLOUR = "#0969da"
+
+
+_OPERATOR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def prose_html(text: str) -> str:
+    """``text`` as HTML with every ``$operator`` (``$lte``, ``$push``, ``$each``...) shown as code.
+
+    Escaped, and inside a box that MathJax skips (see :func:`_box`), so JupyterLab never typesets
+    the text between two dollar signs as mathematics.
+    """
+    escaped = html.escape(text)
+    return _OPERATOR.sub(lambda m: f'<code class="course-operator">{m.group(0)}</code>', escaped)
 
 
 def _box(kind: str, colour: str, badge: str, exercise_id: str, body_html: str, status: str = "") -> str:
@@ -33,7 +50,7 @@ def _box(kind: str, colour: str, badge: str, exercise_id: str, body_html: str, s
     the exercise id, then the body in the theme's own text colour."""
     data_status = f' data-status="{status}"' if status else ""
     return (
-        f'<div class="course-result course-{kind}"{data_status} data-exercise="{html.escape(exercise_id)}" '
+        f'<div class="course-result course-{kind} tex2jax_ignore mathjax_ignore"{data_status} data-exercise="{html.escape(exercise_id)}" '
         f'style="border-left:4px solid {colour};border-radius:3px;padding:0.45em 0.8em;margin:0.3em 0;'
         f'background:{colour}14;line-height:1.5">'
         f'<span class="course-badge" style="display:inline-block;background:{colour};color:#fff;'
@@ -54,6 +71,7 @@ class Outcome:
     max_points: float
     message: str = ""
     hidden: bool = False
+    requirement: str = ""  #: the key of the requirement this assertion checks
 
 
 @dataclass(frozen=True)
@@ -67,22 +85,58 @@ class Result:
     score: float
     max_score: float
     outcomes: tuple[Outcome, ...] = field(default=())
+    #: hidden assertions that did not run (``check()`` runs the visible ones only)
+    pending: int = 0
+    #: requirements this backend could not check, as "what the statement demands (needs X)"
+    unchecked: tuple[str, ...] = field(default=())
 
     @property
     def label(self) -> str:
         """The status as a learner reads it ("Correct", "Incorrect", ...)."""
+        if self.status is Status.CORRECT and self.pending:
+            return "Visible checks passed"
         return _LOOK[self.status][0]
+
+    @property
+    def checked_summary(self) -> str:
+        """What was checked: "4 of 4 visible checks passed; 3 more run when your work is graded"."""
+        ran = [o for o in self.outcomes if o.status is not Status.UNSUPPORTED]
+        if not ran:
+            return ""
+        passed = sum(1 for o in ran if o.status is Status.CORRECT)
+        kind = "visible checks" if self.pending or not any(o.hidden for o in ran) else "checks"
+        text = f"{passed} of {len(ran)} {kind} passed"
+        if self.pending:
+            more = "1 more runs" if self.pending == 1 else f"{self.pending} more run"
+            text += f"; {more} when your work is graded (the same rules on other data)"
+        return text
+
+    def lines(self) -> list[str]:
+        """The message, what was checked, and what could not be checked here, one per line."""
+        lines = [self.message] if self.message else []
+        if self.status not in (Status.NOT_ATTEMPTED, Status.UNSUPPORTED) and self.checked_summary:
+            lines.append(self.checked_summary)
+        lines += [f"not checked on this backend: {item}" for item in self.unchecked]
+        return lines
 
     def __str__(self) -> str:
         text = f"[{self.exercise_id}] {self.label}"
-        return f"{text}: {self.message}" if self.message else text
+        lines = self.lines()
+        if not lines:
+            return text
+        return f"{text}: " + "\n  ".join(lines)
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_html_(self) -> str:
         label, icon, colour = _LOOK[self.status]
-        body = f'<span class="course-message">{html.escape(self.message)}</span>' if self.message else ""
+        label = self.label
+        lines = self.lines()
+        body = ""
+        if lines:
+            body = f'<span class="course-message">{prose_html(lines[0])}</span>'
+            body += "".join(f'<div class="course-detail">{prose_html(line)}</div>' for line in lines[1:])
         return _box("check", colour, f"{icon} {label}", self.exercise_id, body, self.status.value)
 
     def to_dict(self) -> dict:
@@ -99,7 +153,8 @@ class Result:
         outcomes = tuple(
             Outcome(**{**o, "status": Status(o["status"])}) for o in data.get("outcomes", ())
         )
-        return cls(**{**data, "status": Status(data["status"]), "outcomes": outcomes})
+        unchecked = tuple(data.get("unchecked", ()))
+        return cls(**{**data, "status": Status(data["status"]), "outcomes": outcomes, "unchecked": unchecked})
 
 
 @dataclass(frozen=True)
@@ -118,7 +173,7 @@ class Hint:
 
     def _repr_html_(self) -> str:
         badge = f"💡 Hint {self.number} of {self.total}"
-        body = f'<span class="course-message">{html.escape(self.text)}</span>'
+        body = f'<span class="course-message">{prose_html(self.text)}</span>'
         return _box("hint", _HINT_COLOUR, badge, self.exercise_id, body)
 
 

@@ -4,7 +4,9 @@ import pytest
 
 from course import ____
 from course.capabilities import Capability
-from course.exercise import EXPECT_VARIABLE, Exercise, Incorrect, UnexpectedStatus, hidden, visible
+from course.exercise import (
+    EXPECT_VARIABLE, Exercise, Incorrect, LearnerRaised, UnexpectedStatus, engine_cannot, hidden, visible,
+)
 from course.results import Result, Status
 from course.session import Lab
 
@@ -15,20 +17,21 @@ class Double(Exercise):
     answers = ("double",)
     hints = ("Multiply by two.", "return x * 2")
     solution_code = "def double(x):\n    return x * 2\n"
+    requirements = {"doubles": "double(x) returns twice x", "stored": "something only a validator can show"}
 
-    @visible(points=1)
+    @visible(points=1, checks="doubles")
     def doubles_two(self, answer):
         """Doubles 2"""
         if self.call("double", answer.double, 2) != 4:
             raise Incorrect("double(2) should be 4")
 
-    @hidden(points=2)
+    @hidden(points=2, checks="doubles")
     def doubles_negatives(self, answer):
         """Doubles negative numbers"""
         if self.call("double", answer.double, -3) != -6:
             raise Incorrect("double(-3) should be -6")
 
-    @hidden(points=1, requires={Capability.VALIDATORS})
+    @visible(points=1, requires={Capability.VALIDATORS}, checks="stored")
     def needs_validators(self, answer):
         """Something only a validator can show"""
 
@@ -45,11 +48,21 @@ def lab(backend):
 
 def test_right_answer_scores_everything_it_can_check(lab):
     result = Double(lab).evaluate({"double": lambda x: x * 2}, include_hidden=True)
-    assert result.status is Status.CORRECT
-    expected_max = 4 if lab.backend.supports(Capability.VALIDATORS) else 3
-    assert result.score == result.max_score == expected_max
-    if expected_max == 3:
-        assert "not checked here" in result.message and "needs validators" in result.message
+    if lab.backend.supports(Capability.VALIDATORS):
+        assert result.status is Status.CORRECT and result.score == result.max_score == 4
+        assert result.unchecked == ()
+    else:  # a gradebook must not say "correct" for an answer that was partly checked
+        assert result.status is Status.PARTLY_CHECKED and result.score == result.max_score == 3
+        assert result.unchecked == ("something only a validator can show (needs validators)",)
+        assert "not checked on this backend: something only a validator can show" in str(result)
+
+
+def test_requirement_table_and_outcomes_name_their_requirement(lab):
+    rows = {row.key: row for row in Double.requirement_table()}
+    assert rows["doubles"].points == 3 and rows["doubles"].visible == ("Doubles 2",)
+    assert rows["doubles"].hidden == ("Doubles negative numbers",)
+    result = Double(lab).evaluate({"double": lambda x: abs(x) * 2}, include_hidden=True)
+    assert [o.requirement for o in result.outcomes] == ["doubles", "doubles", "stored"]
 
 
 def test_partial_credit_and_first_message(lab):
@@ -57,8 +70,48 @@ def test_partial_credit_and_first_message(lab):
     assert result.status is Status.INCORRECT
     bonus = 1 if lab.backend.supports(Capability.VALIDATORS) else 0
     assert result.score == 1 + bonus and result.message == "double(-3) should be -6"
+
+
+def test_check_says_what_it_checked_and_what_grading_adds(lab):
     visible_only = Double(lab).evaluate({"double": lambda x: abs(x) * 2}, include_hidden=False)
-    assert visible_only.status is Status.CORRECT  # hidden assertions stay hidden from check()
+    assert visible_only.status in (Status.CORRECT, Status.PARTLY_CHECKED)
+    assert visible_only.pending == 1
+    ran = 2 if lab.backend.supports(Capability.VALIDATORS) else 1
+    assert f"{ran} of {ran} visible checks passed; 1 more runs when your work is graded" in str(visible_only)
+    if visible_only.status is Status.CORRECT:
+        assert visible_only.label == "Visible checks passed"  # never a bare "Correct" before grading
+        assert "Visible checks passed" in visible_only._repr_html_()
+
+
+def test_check_runs_every_visible_assertion(lab):
+    result = Double(lab).evaluate({"double": lambda x: x + 1}, include_hidden=False)
+    assert result.status is Status.INCORRECT
+    assert len(result.outcomes) == 2  # the validator one ran (or was reported unsupported) after the failure
+
+
+def test_learner_raised_is_plain_data(lab):
+    exercise = Double(lab)
+
+    def picky(x):
+        raise KeyError("no")
+
+    raised = exercise.raised("picky", picky, 1)
+    assert isinstance(raised, LearnerRaised) and raised.type_name == "KeyError"
+    assert raised.is_a("LookupError") and not raised.is_a("TypeError")
+    assert exercise.raised("double", lambda x: x, 1) is None
+
+
+def test_engine_limits_are_not_the_learners_error():
+    import mongomock
+
+    try:
+        mongomock.MongoClient().course_t.c.aggregate([{"$merge": {"into": "d"}}])
+    except NotImplementedError as error:
+        assert engine_cannot(error)
+    try:
+        raise NotImplementedError("my own placeholder")
+    except NotImplementedError as error:
+        assert not engine_cannot(error)
 
 
 def test_not_attempted_forms(lab):
@@ -105,7 +158,7 @@ def test_renderings_show_messages_never_code(lab):
     result = Double(lab).evaluate({"double": lambda x: abs(x) * 2}, include_hidden=True)
     html, text = result._repr_html_(), str(result)
     assert "Incorrect" in html and "double(-3) should be -6" in html
-    assert text == "[01.9] Incorrect: double(-3) should be -6"
+    assert text.startswith("[01.9] Incorrect: double(-3) should be -6")
     assert "raise Incorrect" not in html + text
     assert Result.from_dict(result.to_dict()) == result
     assert "x * 2" in Double(lab).solution()._repr_html_()

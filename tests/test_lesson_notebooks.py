@@ -49,5 +49,9 @@ def test_exercise_metadata_is_complete(lab):
     for exercise in lesson(lab).EXERCISES:
         assert exercise.title and exercise.answers and exercise.hints and exercise.solution_code.strip()
         assert exercise.max_points() > 0
-        assert any(a.hidden for a in exercise.assertions()), f"{exercise.id} has no hidden assertion"
+        hidden = any(a.hidden for a in exercise.assertions())
+        if exercise.fixed_answer:  # nothing to vary: a hidden check would add a rule or repeat one
+            assert not hidden, f"{exercise.id} has a fixed answer but hidden assertions"
+        else:
+            assert hidden, f"{exercise.id} has no hidden assertion"
         assert any(not a.hidden for a in exercise.assertions()), f"{exercise.id} has no visible assertion"

@@ -45,6 +45,12 @@ async def serve(host: str, port: int, port_file: Path | None) -> None:
     from mongoeco.engines.memory import MemoryEngine
     from mongoeco.wire import AsyncMongoEcoProxyServer
 
+    from course.backends import skip_unused_imports
+    from course.quirks import absorb
+
+    skip_unused_imports()
+    absorb("mongoeco")  # the engine's quirks, absorbed server-side as they are in-process
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

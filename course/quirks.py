@@ -1,0 +1,368 @@
+"""Backend quirks the course absorbs, declared once, beside :mod:`course.capabilities`.
+
+A quirk is a place where an embedded engine behaves differently from a MongoDB
+server on a call that a correct answer may well make.  Where the difference
+can be removed without hiding anything a lesson teaches, the course removes it
+here, when the backend is opened, so that no learner ever meets it; where it
+cannot, the backend lacks a capability (see :mod:`course.capabilities`) and
+the exercise reports "needs ...".
+
+``QUIRKS`` lists them for ``course doctor`` and the README; ``absorb(name)``
+applies those of one backend (idempotent: a class is patched once).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+#: backend name -> what the course does about each of its quirks
+QUIRKS: dict[str, tuple[str, ...]] = {
+    "mongoeco": (
+        "an aggregate ending in $merge or $out runs only when its cursor is read (a server runs it when "
+        "aggregate is called): the course reads the cursor at once",
+        "$out is not implemented: the course runs the pipeline and replaces the target collection's "
+        "documents with its results, as $out does on a server (indexes kept)",
+        "cursors are iterables but not iterators, so next(cursor) raises TypeError: the course gives "
+        "find() and aggregate() cursors __next__ and next(), as pymongo's have",
+        "create_index() takes snake_case options only (partial_filter_expression=...): the course also "
+        "accepts pymongo's camelCase spelling (partialFilterExpression=, expireAfterSeconds=, ...)",
+        "the $type aggregation expression reports a small Int64 as 'int': the course reports 'long', "
+        "as a server does",
+        "$jsonSchema enum refuses an Int64 equal to a listed number: the course compares numbers by "
+        "value, as a server does",
+        "$jsonSchema ignores exclusiveMinimum/exclusiveMaximum: true (draft 4): the course refuses "
+        "a value equal to the bound, as a server does",
+        "cursors cannot be sliced (find()[a:b]) or indexed: the course gives them pymongo's slicing "
+        "(skip and limit) and indexing",
+        "through its wire server, an aggregate ending in $out fails: the server-side course code clears "
+        "the target and merges the results into it, as $out does",
+        "session.start_transaction() returns None, so `with session.start_transaction():` fails, and "
+        "sessions have no end_session(): the course returns pymongo's context manager (commit on "
+        "success, abort on an exception) and adds end_session()",
+        "a validator holding tuples (enum: CATEGORIES) is refused, where BSON would send arrays: the "
+        "course passes lists, as pymongo's encoding does",
+    ),
+    "mongomock": (
+        "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
+        "index_information() returns IndexModel keys as dict_items: the course returns lists of pairs",
+        "bulk_write with pymongo >= 4.11 operations raises TypeError (the new 'sort' argument): "
+        "the course accepts operations without a sort",
+        "an empty cursor slice (find()[3:3]) returns everything from 3 on: the course returns nothing, "
+        "as pymongo does",
+    ),
+}
+
+_PATCHED = "_course_quirk_absorbed"
+
+
+def _writes_output(pipeline: Any) -> bool:
+    """True when ``pipeline``'s last stage is ``$merge`` or ``$out``."""
+    if not isinstance(pipeline, (list, tuple)) or not pipeline:
+        return False
+    last = pipeline[-1]
+    return isinstance(last, dict) and bool({"$merge", "$out"} & set(last))
+
+
+def _patch(owner: Any, name: str, make: Callable[[Callable], Callable]) -> None:
+    original = getattr(owner, name)
+    if getattr(original, _PATCHED, False):
+        return
+    replacement = functools.wraps(original)(make(original))
+    setattr(replacement, _PATCHED, True)
+    setattr(owner, name, replacement)
+
+
+def _out_target(self: Any, stage: Any) -> Any:
+    """The collection a ``$out`` stage names (a name, or ``{"db": ..., "coll": ...}``)."""
+    if isinstance(stage, dict):
+        return self.database.client[stage.get("db", self.database.name)][stage["coll"]]
+    return self.database[stage]
+
+
+def _eager_output_stage(original: Callable) -> Callable:
+    def aggregate(self, pipeline, *args, **kwargs):
+        if _writes_output(pipeline) and "$out" in pipeline[-1]:
+            results = list(original(self, list(pipeline[:-1]), *args, **kwargs))
+            target = _out_target(self, pipeline[-1]["$out"])
+            target.delete_many({})
+            if results:
+                target.insert_many(results)
+            return original(self, [{"$match": {"$expr": False}}])  # what a server returns: no documents
+        cursor = original(self, pipeline, *args, **kwargs)
+        if _writes_output(pipeline):
+            for _ in cursor:  # a $merge/$out pipeline returns no documents; reading it runs the stage
+                pass
+        return cursor
+
+    return aggregate
+
+
+def _key_pairs(keys: Any) -> Any:
+    """Index keys as a list of (field, direction) pairs when they came as a mapping or dict_items."""
+    if isinstance(keys, dict) or type(keys).__name__ == "dict_items":
+        return list(dict(keys).items())
+    return keys
+
+
+def _keys_as_pairs(original: Callable) -> Callable:
+    def create_index(self, key_or_list, *args, **kwargs):
+        return original(self, _key_pairs(key_or_list), *args, **kwargs)
+
+    return create_index
+
+
+def _information_as_pairs(original: Callable) -> Callable:
+    def index_information(self, *args, **kwargs):
+        info = original(self, *args, **kwargs)
+        for spec in info.values():
+            if "key" in spec:
+                spec["key"] = list(_key_pairs(spec["key"]))
+        return info
+
+    return index_information
+
+
+def _accepts_no_sort(original: Callable) -> Callable:
+    def add(self, *args, sort=None, **kwargs):
+        if sort is not None:
+            raise NotImplementedError("mongomock cannot apply a bulk update with a sort")
+        return original(self, *args, **kwargs)
+
+    return add
+
+
+_CAMEL_INDEX_OPTIONS = {
+    "partialFilterExpression": "partial_filter_expression", "expireAfterSeconds": "expire_after_seconds",
+    "wildcardProjection": "wildcard_projection", "defaultLanguage": "default_language",
+    "languageOverride": "language_override",
+}
+
+
+def _snake_case_index_options(original: Callable) -> Callable:
+    def create_index(self, keys, *args, **kwargs):
+        for camel, snake in _CAMEL_INDEX_OPTIONS.items():
+            if camel in kwargs:
+                kwargs[snake] = kwargs.pop(camel)
+        return original(self, keys, *args, **kwargs)
+
+    return create_index
+
+
+def _iterator_protocol(cursor_class: type) -> None:
+    if getattr(cursor_class, _PATCHED, False):
+        return
+
+    def __next__(self):
+        iterator = self.__dict__.get("_course_iterator")
+        if iterator is None:
+            iterator = self._course_iterator = iter(self)
+        return next(iterator)
+
+    cursor_class.__next__ = __next__
+    if not hasattr(cursor_class, "next"):
+        cursor_class.next = __next__
+    setattr(cursor_class, _PATCHED, True)
+
+
+def _long_for_int64(original: Callable) -> Callable:
+    import bson
+
+    def type_name(value, *args, **kwargs):
+        if isinstance(value, bson.Int64):
+            return "long"
+        return original(value, *args, **kwargs)
+
+    return type_name
+
+
+def _numeric_value(value: Any) -> Any:
+    from mongoeco.core.bson_scalars import unwrap_bson_numeric
+
+    value = unwrap_bson_numeric(value)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _enum_by_value(original: Callable) -> Callable:
+    def validate_schema(self, schema, value, path):
+        enum = schema.get("enum") if isinstance(schema, dict) else None
+        if not isinstance(enum, list) or isinstance(value, bool):
+            return original(self, schema, value, path)
+        issues = original(self, {k: v for k, v in schema.items() if k != "enum"}, value, path)
+        plain = _numeric_value(value)
+        if not any(_numeric_value(choice) == plain and isinstance(choice, bool) == isinstance(value, bool)
+                   for choice in enum):
+            from mongoeco.core.schema_validation import SchemaValidationIssue
+
+            issues.append(SchemaValidationIssue(path, "value is not in enum"))
+        return issues
+
+    return validate_schema
+
+
+def _draft4_exclusive_bounds(original: Callable) -> Callable:
+    def validate_numeric(self, schema, value, path):
+        issues = original(self, schema, value, path)
+        from mongoeco.core.schema_validation import SchemaValidationIssue
+
+        current = self._as_decimal(value)
+        for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if schema.get(flag) is True and schema.get(bound) is not None \
+                    and current == self._as_decimal(schema[bound]):
+                issues.append(SchemaValidationIssue(path, f"equal to the exclusive {bound}"))
+        return issues
+
+    return validate_numeric
+
+
+def _as_bson_arrays(value: Any) -> Any:
+    """``value`` with every tuple turned into a list, as BSON encoding turns them into arrays."""
+    if isinstance(value, (list, tuple)):
+        return [_as_bson_arrays(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_bson_arrays(item) for key, item in value.items()}
+    return value
+
+
+def _validator_as_bson(original: Callable) -> Callable:
+    def create_collection(self, name, *args, **kwargs):
+        if "validator" in kwargs:
+            kwargs["validator"] = _as_bson_arrays(kwargs["validator"])
+        return original(self, name, *args, **kwargs)
+
+    return create_collection
+
+
+def _out_as_merge_command(original: Callable) -> Callable:
+    """The wire server's ``aggregate`` ending in ``$out``: clear the target, then ``$merge`` into it."""
+    import dataclasses
+
+    async def execute_prepared(self, context):
+        document = context.command_document
+        pipeline = document.get("pipeline") if context.command_name == "aggregate" else None
+        if not _writes_output(pipeline) or "$out" not in pipeline[-1]:
+            return await original(self, context)
+        out = pipeline[-1]["$out"]
+        target = {"db": out.get("db", context.db_name), "coll": out["coll"]} if isinstance(out, dict) \
+            else {"db": context.db_name, "coll": out}
+        clear = self._build_request_context(
+            {"delete": target["coll"], "deletes": [{"q": {}, "limit": 0}], "$db": target["db"]},
+            connection=context.connection, db_name=target["db"])
+        await original(self, clear)
+        merge = {"$merge": {"into": target, "whenMatched": "replace", "whenNotMatched": "insert"}}
+        rewritten = {**document, "pipeline": [*pipeline[:-1], merge]}
+        return await original(self, dataclasses.replace(context, command_document=rewritten,
+                                                        raw_body={**context.raw_body, **rewritten}))
+
+    return execute_prepared
+
+
+def _sliceable(original: Callable | None) -> Callable:
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            if index.step not in (None, 1) or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
+                raise IndexError("a cursor takes slices with non-negative bounds and no step")
+            start = index.start or 0
+            cursor = self.skip(start) if start else self
+            if index.stop is not None:
+                # an empty slice is a cursor past the end, as pymongo's is
+                cursor = cursor.limit(index.stop - start) if index.stop > start else self.skip(1 << 40)
+            return cursor
+        if isinstance(index, int) and not isinstance(index, bool):
+            if index < 0:
+                raise IndexError("a cursor does not take negative indexes")
+            for document in self.clone().skip(index).limit(1):
+                return document
+            raise IndexError("no such item for Cursor instance")
+        if original is not None:
+            return original(self, index)
+        raise TypeError(f"cursor indexes must be ints or slices, not {type(index).__name__}")
+
+    return __getitem__
+
+
+class _Transaction:
+    """What pymongo's ``start_transaction()`` returns: commit when the block ends, abort on an exception."""
+
+    def __init__(self, session: Any):
+        self._session = session
+
+    def __enter__(self) -> "_Transaction":
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        if not self._session.in_transaction:
+            return
+        if kind is None:
+            self._session.commit_transaction()
+        else:
+            self._session.abort_transaction()
+
+
+def _transaction_context(original: Callable) -> Callable:
+    def start_transaction(self, *args, **kwargs):
+        returned = original(self, *args, **kwargs)
+        return _Transaction(self) if returned is None else returned
+
+    return start_transaction
+
+
+def _absorb_mongoeco() -> None:
+    from mongoeco.api._sync.aggregation_cursor import AggregationCursor
+    from mongoeco.api._sync.client import Database
+    from mongoeco.api._sync.collection import Collection
+    from mongoeco.api._sync.cursor import Cursor
+    from mongoeco.core.aggregation import scalar_expressions
+    from mongoeco.core.schema_validation import CompiledJsonSchema
+
+    _patch(Collection, "aggregate", _eager_output_stage)
+    _patch(Collection, "create_index", _snake_case_index_options)
+    _patch(Database, "create_collection", _validator_as_bson)
+    _iterator_protocol(Cursor)
+    if not getattr(getattr(Cursor, "__getitem__", None), _PATCHED, False):
+        replacement = _sliceable(getattr(Cursor, "__getitem__", None))
+        setattr(replacement, _PATCHED, True)
+        Cursor.__getitem__ = replacement
+    _iterator_protocol(AggregationCursor)
+    _patch(scalar_expressions, "_aggregation_type_name", _long_for_int64)
+    _patch(CompiledJsonSchema, "_validate_schema", _enum_by_value)
+    _patch(CompiledJsonSchema, "_validate_numeric", _draft4_exclusive_bounds)
+    from mongoeco.session import ClientSession
+    from mongoeco.wire.executor import WireCommandExecutor
+
+    _patch(ClientSession, "start_transaction", _transaction_context)
+    if not hasattr(ClientSession, "end_session"):
+        ClientSession.end_session = lambda self: None  # mongoeco sessions hold nothing to release
+
+    _patch(WireCommandExecutor, "execute_prepared", _out_as_merge_command)
+
+
+def _empty_slice_is_empty(original: Callable) -> Callable:
+    def __getitem__(self, index):
+        if isinstance(index, slice) and index.stop is not None and index.stop <= (index.start or 0):
+            return self.skip(1 << 40)  # past the end: nothing, as pymongo's empty slice
+        return original(self, index)
+
+    return __getitem__
+
+
+def _absorb_mongomock() -> None:
+    from mongomock.collection import BulkOperationBuilder, Collection
+
+    _patch(Collection, "create_index", _keys_as_pairs)
+    _patch(Collection, "index_information", _information_as_pairs)
+    _patch(BulkOperationBuilder, "add_update", _accepts_no_sort)
+    _patch(BulkOperationBuilder, "add_replace", _accepts_no_sort)
+    from mongomock.collection import Cursor
+
+    _patch(Cursor, "__getitem__", _empty_slice_is_empty)
+
+
+_ABSORB = {"mongoeco": _absorb_mongoeco, "mongomock": _absorb_mongomock}
+
+
+def absorb(backend_name: str) -> None:
+    """Apply the course's fixes for ``backend_name``'s quirks (nothing for a server)."""
+    fix = _ABSORB.get(backend_name)
+    if fix is not None:
+        fix()

@@ -1,0 +1,144 @@
+"""Backend quirks absorbed by the course: a correct answer written in a server's idiom works everywhere."""
+
+import pytest
+from pymongo import IndexModel, UpdateOne
+
+from course.matching import index_on, index_specs, matching_ids, same_filter
+from course.quirks import QUIRKS
+
+
+@pytest.fixture
+def db(make_lab):
+    db = make_lab("01").scratch()
+    db.items.insert_many([{"_id": i, "kind": "book" if i % 2 else "disc", "n": i} for i in range(6)])
+    return db
+
+
+def test_aggregate_with_merge_runs_when_called(db, backend):
+    if backend.name == "mongomock":
+        pytest.skip("mongomock does not implement $merge: exercises that need it report 'needs ...'")
+    db.items.aggregate([{"$match": {"kind": "book"}}, {"$merge": {"into": "books"}}])  # cursor never read
+    assert db.books.count_documents({}) == 3
+    db.items.aggregate([{"$match": {"kind": "disc"}}, {"$out": "discs"}])
+    assert db.discs.count_documents({}) == 3
+
+
+def test_index_keys_in_every_form(db):
+    db.items.create_index({"kind": 1, "n": -1})
+    db.items.create_index([("n", 1)], name="by_n")
+    db.items.create_indexes([IndexModel({"kind": 1}, name="kind_only")])
+    specs = index_specs(db.items)
+    assert specs["kind_1_n_-1"].keys == (("kind", 1), ("n", -1))
+    assert specs["by_n"].keys == (("n", 1),) and specs["kind_only"].fields == ("kind",)
+    assert specs["_id_"].unique
+    assert index_on(db.items, ["kind", "n"]).name == "kind_1_n_-1"
+    assert index_on(db.items, ["missing"]) is None
+
+
+def test_single_operation_bulk_write(db):
+    result = db.items.bulk_write([UpdateOne({"_id": 1}, {"$set": {"n": 10}})])
+    assert result.modified_count == 1 and db.items.find_one({"_id": 1})["n"] == 10
+
+
+def test_filters_compared_by_behaviour(db):
+    documents = list(db.items.find())
+    assert same_filter(db, {"kind": {"$eq": "book"}}, {"kind": "book"}, documents)
+    assert not same_filter(db, {"kind": {"$ne": "disc"}, "n": {"$gt": 1}}, {"kind": "book"}, documents)
+    assert matching_ids(db, {"n": {"$in": [2, 4]}}, documents) == [2, 4]
+
+
+def test_every_quirk_is_declared():
+    assert set(QUIRKS) == {"mongoeco", "mongomock"} and all(QUIRKS.values())
+
+
+def test_cursors_are_iterators(db):
+    assert next(db.items.find({}, {"_id": 1}).sort("_id", 1)) == {"_id": 0}
+    assert next(db.items.aggregate([{"$count": "n"}])) == {"n": 6}
+    cursor = db.items.find().sort("_id", 1)
+    assert [next(cursor)["_id"], next(cursor)["_id"]] == [0, 1]
+
+
+def test_partial_index_in_pymongos_spelling(db, backend):
+    if backend.name == "mongomock":
+        pytest.skip("mongomock drops partialFilterExpression (the PARTIAL_INDEXES capability)")
+    db.items.create_index([("n", 1)], partialFilterExpression={"kind": "book"}, name="books_by_n")
+    assert index_specs(db.items)["books_by_n"].partial_filter == {"kind": "book"}
+
+
+def test_type_expression_and_validator_numbers_as_a_server(db, backend):
+    from bson import Int64
+
+    if backend.name == "mongomock":
+        pytest.skip("mongomock has neither $type expressions nor validators")
+    db.numbers.insert_many([{"_id": 1, "v": Int64(5)}, {"_id": 2, "v": 5}])
+    types = {d["_id"]: d["t"] for d in db.numbers.aggregate([{"$project": {"t": {"$type": "$v"}}}])}
+    assert types == {1: "long", 2: "int"}
+    schema = {"properties": {"n": {"enum": [3]}, "m": {"minimum": 0, "exclusiveMinimum": True}}}
+    db.create_collection("checked", validator={"$jsonSchema": schema})
+    accepted = []
+    for document in ({"n": Int64(3)}, {"n": 3.0}, {"n": 4}, {"m": 0}, {"m": 0.0}, {"m": 1}):
+        try:
+            db.checked.insert_one(dict(document))
+            accepted.append(document)
+        except Exception:  # DocumentValidationFailure / WriteError code 121
+            pass
+    assert accepted == [{"n": Int64(3)}, {"n": 3.0}, {"m": 1}]
+
+
+def test_validator_with_tuples_as_a_server_reads_it(db, backend):
+    if backend.name == "mongomock":
+        pytest.skip("mongomock has no validators")
+    db.create_collection("tupled", validator={"$jsonSchema": {
+        "required": ("kind",), "properties": {"kind": {"enum": ("book", "disc"), "bsonType": ("string",)}}}})
+    db.tupled.insert_one({"kind": "book"})
+    with pytest.raises(Exception):
+        db.tupled.insert_one({"kind": "toy"})
+
+
+def test_cursor_slicing_and_indexing_as_pymongo(db):
+    ordered = lambda: db.items.find({}, {"_id": 1}).sort("_id", 1)  # noqa: E731
+    assert [d["_id"] for d in ordered()[2:4]] == [2, 3]
+    assert [d["_id"] for d in ordered()[4:]] == [4, 5]
+    assert list(ordered()[3:3]) == []
+    assert ordered()[1] == {"_id": 1}
+    with pytest.raises(IndexError):
+        ordered()[60]
+
+
+def test_out_through_the_wire_server():
+    """$out works through mongoeco's wire server too (the course's quirk fix runs server-side)."""
+    import asyncio
+
+    from course.backends import mongoeco_available
+
+    if not mongoeco_available():
+        pytest.skip("mongoeco needs Python >= 3.13")
+    from mongoeco.engines.memory import MemoryEngine
+    from mongoeco.wire import AsyncMongoEcoProxyServer
+    from pymongo import MongoClient
+
+    from course.quirks import absorb
+
+    absorb("mongoeco")
+
+    async def scenario():
+        proxy = AsyncMongoEcoProxyServer(engine=MemoryEngine(), host="127.0.0.1", port=0)
+        address = await proxy.start()
+        try:
+            def driver():
+                client = MongoClient(f"mongodb://127.0.0.1:{address.port}/?directConnection=true",
+                                     serverSelectionTimeoutMS=20000)
+                db = client.course_quirk_wire
+                db.src.insert_many([{"_id": i, "k": i % 2} for i in range(4)])
+                db.dst.insert_one({"_id": 99})
+                db.src.aggregate([{"$match": {"k": 1}}, {"$out": "dst"}])
+                found = sorted(d["_id"] for d in db.dst.find())
+                client.drop_database("course_quirk_wire")
+                client.close()
+                return found
+
+            return await asyncio.to_thread(driver)
+        finally:
+            await proxy.close()
+
+    assert asyncio.run(scenario()) == [1, 3]
