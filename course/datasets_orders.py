@@ -113,12 +113,13 @@ def order_event(seq: int) -> dict:
 
 
 def mixed_records(customers_n: int = 20, orders_n: int = 40, products_n: int = 15, strays: int = 3,
-                  seed: int = 5) -> list[dict]:
+                  seed: int = 5, odd_kinds: int = 0) -> list[dict]:
     """Return customers, orders and products mixed in one list, each with a ``kind`` field.
 
     Ids are strings unique across kinds ("c1", "o1", "p1"), as one collection
     needs.  ``strays`` documents have no ``kind`` at all (an old writer forgot
-    it).  The order of the list is shuffled.
+    it); ``odd_kinds`` documents have a kind that names no collection
+    (``"supplier"``, or ``None``).  The order of the list is shuffled.
     """
     rng = random.Random(seed)
     records = []
@@ -133,5 +134,8 @@ def mixed_records(customers_n: int = 20, orders_n: int = 40, products_n: int = 1
                         "total_pence": rng.randrange(500, 50000, 5), "status": rng.choice(("paid", "shipped"))})
     for k in range(1, strays + 1):
         records.append({"_id": f"x{k}", "name": f"imported row {k}", "status": "unknown"})
+    for k in range(1, odd_kinds + 1):
+        records.append({"_id": f"s{k}", "kind": ("supplier", None)[(k - 1) % 2], "name": f"Supplier {k}",
+                        "status": "unknown"})
     rng.shuffle(records)
     return records

@@ -11,6 +11,12 @@ import datetime
 import random
 
 START = datetime.datetime(2026, 10, 1, 8, 0, 0)
+DAY = datetime.datetime(2026, 10, 8)  #: the day of the bucket exercise's stock events
+
+RECENT_REVIEWS = 10  #: subset: reviews kept in the product
+BUCKET_CAP = 50  #: bucket: events per bucket document
+FOLLOWER_THRESHOLD = 50  #: outlier: followers embedded before overflowing
+EXTRA_PAGE = 100  #: outlier: followers per overflow document
 _FIRST = ("An", "Binh", "Chi", "Dung", "Giang", "Hoa", "Khanh", "Linh", "Minh", "Nam", "Phuong", "Quan")
 _LAST = ("Nguyen", "Tran", "Le", "Pham", "Hoang", "Vu", "Dang", "Bui")
 _WORDS = ("sturdy", "lovely", "late", "cheap", "broken", "perfect", "small", "heavy", "quiet", "bright")

@@ -2,11 +2,12 @@
 
 :func:`type_census` counts documents by schema version and by the BSON type
 of a few fields, the way ``$group`` on ``{"$type": ...}`` does on a server.
-Two engines differ from a server here, and the census handles both openly:
+Two engines differ from a server here:
 
-- mongoeco's ``$type`` *expression* reports a small 64-bit long (``Int64(12)``)
-  as ``"int"``; its ``$type`` *query* operator tells them apart.  So every
-  ``int``/``long`` the aggregation reports is re-decided with ``$type`` queries.
+- mongoeco's own ``$type`` *expression* reports a small 64-bit long
+  (``Int64(12)``) as ``"int"``; the course absorbs that when it opens the
+  engine (:mod:`course.quirks`), and :func:`type_census` re-decides every
+  ``int``/``long`` with ``$type`` *queries* as well, so it holds on any engine.
 - mongomock cannot tell int from long at all, and has no ``$type`` expression:
   there the census raises :class:`CensusUnsupported` rather than print a
   census that would hide exactly the document it exists to find.
@@ -33,8 +34,8 @@ def group_census(collection: Any, fields: Iterable[str] = DEFAULT_FIELDS,
                  version_field: str = VERSION_FIELD) -> dict[tuple, int]:
     """The one-pipeline census: ``$group`` on the version and ``{"$type": field}``, exactly as on a server.
 
-    Returns {(version, type of each field...): count}.  Correct on a server;
-    on mongoeco it reports small longs as ``int`` (see :func:`type_census`).
+    Returns {(version, type of each field...): count}.  Correct on a server, and on mongoeco
+    once the course has absorbed its ``$type`` quirk (see :func:`type_census`).
     """
     fields = tuple(fields)
     key = {"v": {"$ifNull": [f"${version_field}", 1]}}

@@ -99,8 +99,33 @@ def _serves_sort(keys: list[tuple[str, int]], equality: set[str], sort: list[tup
     return same or reversed_
 
 
-def simulate(query: Mapping[str, Any], sort: Any, indexes: Mapping[str, Any]) -> PlanSummary:
-    """Simulate the planner's choice for ``find(query).sort(sort)`` given ``indexes`` (name -> keys)."""
+def _condition(value: Any) -> Any:
+    """An equality condition in one form: ``{"$eq": v}`` and ``v`` are the same."""
+    if isinstance(value, Mapping) and set(value) == {"$eq"}:
+        return value["$eq"]
+    return value
+
+
+def query_implies(query: Mapping[str, Any], partial: Mapping[str, Any]) -> bool:
+    """True when every condition of a partial index's filter appears in the query (a server's rule:
+    a partial index serves only a query whose predicate implies its filter; the simulation accepts the
+    conditions written out, ``{"kind": "book"}`` or ``{"kind": {"$eq": "book"}}``)."""
+    conditions = dict(query or {})
+    for part in conditions.pop("$and", []) if isinstance(conditions.get("$and"), list) else []:
+        conditions.update(part)
+    return all(field in conditions and _condition(conditions[field]) == _condition(value)
+               for field, value in partial.items())
+
+
+def simulate(query: Mapping[str, Any], sort: Any, indexes: Mapping[str, Any],
+             partial: Mapping[str, Mapping[str, Any]] | None = None) -> PlanSummary:
+    """Simulate the planner's choice for ``find(query).sort(sort)`` given ``indexes`` (name -> keys).
+
+    ``partial`` (name -> partialFilterExpression) leaves out the partial indexes the query does not imply.
+    """
+    partial = partial or {}
+    indexes = {name: keys for name, keys in indexes.items()
+               if name not in partial or query_implies(query, partial[name])}
     equality, ranges = classify_filter(query)
     constrained = equality | ranges
     sort_keys = _normalise_sort(sort)
@@ -161,8 +186,11 @@ def plan_for(collection: Any, backend: Any, query: Mapping[str, Any], sort: Any 
         if sort:
             cursor = cursor.sort(_normalise_sort(sort))
         return summarise_explain(cursor.explain())
-    indexes = {name: info["key"] for name, info in collection.index_information().items()}
-    return simulate(query, sort, indexes)
+    information = collection.index_information()
+    indexes = {name: info["key"] for name, info in information.items()}
+    partial = {name: info["partialFilterExpression"] for name, info in information.items()
+               if info.get("partialFilterExpression")}
+    return simulate(query, sort, indexes, partial)
 
 
 def index_keys(collection: Any) -> dict[str, list[tuple[str, int]]]:
@@ -176,3 +204,29 @@ def serving_index(collection: Any, backend: Any, query: Mapping[str, Any], sort:
     if plan.stage == "IXSCAN" and not plan.in_memory_sort:
         return plan.index
     return None
+
+
+def _filters_on_first_field(collection: Any, plan: PlanSummary, query: Mapping[str, Any]) -> bool:
+    """True when the plan's index starts with a field the filter constrains."""
+    keys = index_keys(collection).get(plan.index or "", [])
+    return bool(keys) and keys[0][0] in query
+
+
+def plan_problem(collection: Any, backend: Any, query: Mapping[str, Any], sort: Sequence, read: str) -> str:
+    """Why ``read`` (``query`` sorted by ``sort``) is not served by an index, or "" when it is.
+
+    The message names what the plan does (a collection scan, a whole-index walk, an in-memory
+    sort) and what the index would need; ``read`` names the read for the learner.
+    """
+    plan = plan_for(collection, backend, query, sort)
+    field = next(iter(query))
+    if plan.stage != "IXSCAN":
+        return f"{read} reads the whole collection ({plan}): no index starts with {field}"
+    if not _filters_on_first_field(collection, plan, query):
+        return (f"{read} walks the whole index {plan.index} ({plan}): its first field is not {field}, "
+                f"so it cannot jump to the matching documents")
+    if plan.in_memory_sort:
+        sort_field = sort[0][0]
+        return (f"{read} finds its documents through {plan.index} but sorts them in memory ({plan}): "
+                f"the index must continue with {sort_field} after {field}")
+    return ""

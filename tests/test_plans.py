@@ -69,3 +69,14 @@ def test_plan_for_reads_the_collections_indexes(make_lab):
     products.create_index([("category", 1), ("name", 1)])
     after = plan_for(products, lab.backend, {"category": "k"}, [("name", 1)])
     assert (after.stage, after.index, after.in_memory_sort) == ("IXSCAN", "category_1_name_1", False)
+
+
+def test_partial_index_serves_only_queries_that_contain_its_filter():
+    from course.plans import simulate
+
+    indexes = {"_id_": [("_id", 1)], "isbn_books": [("specs.isbn", 1)]}
+    partial = {"isbn_books": {"kind": "book"}}
+    assert simulate({"specs.isbn": "978"}, None, indexes, partial).stage == "COLLSCAN"
+    assert simulate({"specs.isbn": "978", "kind": "book"}, None, indexes, partial).index == "isbn_books"
+    assert simulate({"specs.isbn": "978", "kind": {"$eq": "book"}}, None, indexes, partial).index == "isbn_books"
+    assert simulate({"specs.isbn": "978", "kind": "phone"}, None, indexes, partial).stage == "COLLSCAN"

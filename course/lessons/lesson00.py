@@ -1,25 +1,38 @@
-"""Lab 00, start here: the warm-up exercises."""
+"""Lab 00, start here: the warm-up exercises.
+
+00.1 is a value computed in the notebook, checked against the lab's own
+``products`` collection.  00.2 is a function, so its checks call it on small
+catalogs built for the purpose: prices that tie (the ``_id`` tie-break must
+show), another category, other sizes.
+"""
 
 from __future__ import annotations
 
-from course.datasets import catalog_products
+import functools
+
 from course.exercise import Exercise, Incorrect, hidden, visible
+from course.lessons.lesson01_reads import document_reads, returned_fields
+from course.recording import RecordingCollection
 
 TITLE = "Start here"
 SLUG = "start-here"
 
-#: The lab seeds this many products with this seed; the checks use the same.
+#: The lab seeds this many products with this seed.
 PRODUCTS, SEED = 200, 7
-
-
-def _catalog() -> list[dict]:
-    return catalog_products(n=PRODUCTS, seed=SEED)
+CHEAP_PENCE = 999  #: "£9.99 or less"
+#: what a projection of "the names only" may bring back (_id comes unless excluded)
+NAME_FIELDS = {"_id", "name"}
 
 
 class CheapGardenCount(Exercise):
     id = "00.1"
+    fixed_answer = True  #: a value computed once, in the notebook: nothing to vary
     title = "Count the garden products at £9.99 or less"
     answers = ("cheap_garden_count",)
+    requirements = {
+        "int": "cheap_garden_count is an int (a whole number, not a str or a float)",
+        "count": "it is the number of garden products with price_pence at most 999 in the lab's products",
+    }
     hints = (
         "Use products.count_documents(filter) with a filter on two fields.",
         "Prices are integers in pence: at most £9.99 means price_pence less than or equal to 999 ($lte).",
@@ -30,89 +43,219 @@ cheap_garden_count = products.count_documents(
 )
 """
 
-    @visible(points=1)
-    def is_a_whole_number(self, answer):
-        """The answer is a whole number"""
+    @visible(points=1, checks="int")
+    def is_an_int(self, answer):
+        """The answer is an int"""
         value = answer.cheap_garden_count
         if isinstance(value, bool) or not isinstance(value, int):
             self.expect_type("cheap_garden_count", value, int, "products.count_documents({...})")
 
-    @visible(points=2)
+    @visible(points=3, checks="count")
     def counts_the_right_products(self, answer):
-        """The count is of garden products at 999 pence or less"""
-        catalog = _catalog()
-        expected = sum(p["category"] == "garden" and p["price_pence"] <= 999 for p in catalog)
-        value = answer.cheap_garden_count
-        if value == expected:
-            return
-        if value == sum(p["category"] == "garden" for p in catalog):
-            raise Incorrect("that counts every garden product: add the price condition")
-        if value == sum(p["category"] == "garden" and p["price_pence"] < 999 for p in catalog):
-            raise Incorrect("'at most £9.99' includes exactly 999 pence: use $lte, not $lt")
-        if value == sum(p["price_pence"] <= 999 for p in catalog):
-            raise Incorrect("that counts cheap products in every category: filter on category too")
-        raise Incorrect(f"{value} is not the number of garden products at 999 pence or less")
-
-    @hidden(points=1)
-    def matches_the_lab_database(self, answer):
-        """The count agrees with the lab's own products collection"""
+        """The count is of the garden products at 999 pence or less in the lab's products collection"""
         products = self.lab.db.products
-        actual = products.count_documents({"category": "garden", "price_pence": {"$lte": 999}})
-        if answer.cheap_garden_count != actual:
-            raise Incorrect("the count does not match the lab's products collection: "
-                            "compute it with count_documents rather than typing a number")
+        if products.estimated_document_count() == 0:
+            raise Incorrect("the lab's products collection is empty: run the notebook from the top")
+        value = answer.cheap_garden_count
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and value == products.count_documents({"category": "garden", "price_pence": {"$lte": CHEAP_PENCE}}):
+            return
+        if value == products.count_documents({"category": "garden"}):
+            raise Incorrect("that counts every garden product: add the price condition")
+        if value == products.count_documents({"category": "garden", "price_pence": {"$lt": CHEAP_PENCE}}):
+            raise Incorrect("'at most £9.99' includes a price of exactly 999 pence: use $lte, not $lt")
+        if value == products.count_documents({"price_pence": {"$lte": CHEAP_PENCE}}):
+            raise Incorrect("that counts cheap products in every category: filter on category too")
+        raise Incorrect(f"{value!r} is not the number of garden products at 999 pence or less "
+                        "in the lab's products collection")
 
 
-class CheapestGardenNames(Exercise):
+# ---------------------------------------------------------------------------
+def _product(product_id: int, category: str, price: int) -> dict:
+    # names sort against the _id order, so a tie broken on name differs from one broken on _id
+    return {"_id": product_id, "schema_version": 2, "name": f"{chr(ord('Z') - product_id % 26)} Item No. {product_id}",
+            "category": category, "price_pence": price, "tags": ["gift"]}
+
+
+@functools.cache
+def tied_catalog() -> tuple[dict, ...]:
+    """A small catalog whose cheapest garden products tie on price.
+
+    Ties come in with the higher ``_id`` first and names that sort against the ``_id``,
+    so neither insertion order nor a name tie-break gives the ``_id`` order; a tie also
+    straddles the fifth place.  Some kitchen products are cheaper than every garden one.
+    """
+    rows = [  # (_id, category, price)
+        (14, "garden", 299), (6, "garden", 299), (9, "garden", 450), (21, "garden", 199),
+        (30, "garden", 650), (12, "garden", 650), (3, "garden", 650), (17, "garden", 900),
+        (25, "garden", 1200), (2, "garden", 5000),
+        (40, "kitchen", 99), (41, "kitchen", 150), (42, "kitchen", 150), (43, "kitchen", 7000),
+        (50, "toys", 350), (51, "toys", 350),
+    ]
+    return tuple(_product(*row) for row in rows)
+
+
+def _expected(category: str, n: int) -> list[dict]:
+    mine = sorted((p for p in tied_catalog() if p["category"] == category),
+                  key=lambda p: (p["price_pence"], p["_id"]))
+    return mine[:n]
+
+
+class CheapestNames(Exercise):
     id = "00.2"
-    title = "Name the five cheapest garden products"
-    answers = ("cheapest_garden_names",)
+    title = "Name the cheapest products of a category"
+    answers = ("cheapest_names",)
+    requirements = {
+        "names": "cheapest_names returns a list of names (str), not documents",
+        "category": "only products of the given category",
+        "order": "the cheapest first: no product of the category left out is cheaper than one returned",
+        "tie": "products of the same price come in _id order, the lower _id first (also at the cut)",
+        "limit": "n names when asked for n",
+        "projection": "it asks the database for the names only: the read returns name (and _id) and nothing else",
+    }
     hints = (
-        "find() with a filter, then .sort(...) and .limit(5); keep only the names.",
-        'products.find({"category": "garden"}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)]).limit(5)',
+        "find() with a filter and a projection, then .sort(...) and .limit(n); keep only the names.",
+        "Sort on two keys: [(\"price_pence\", 1), (\"_id\", 1)]. The projection {\"name\": 1} keeps the rest "
+        "of each document on the server.",
     )
     solution_code = """
-cursor = (
-    products.find({"category": "garden"}, {"_id": 0, "name": 1})
-    .sort([("price_pence", 1), ("_id", 1)])
-    .limit(5)
-)
-cheapest_garden_names = [doc["name"] for doc in cursor]
+def cheapest_names(products, category, n=5):
+    \"\"\"The names of the n cheapest products of category, cheapest first, ties by _id.\"\"\"
+    cursor = (
+        products.find({"category": category}, {"_id": 0, "name": 1})
+        .sort([("price_pence", 1), ("_id", 1)])
+        .limit(n)
+    )
+    return [doc["name"] for doc in cursor]
 """
 
-    @visible(points=1)
-    def is_a_list_of_names(self, answer):
-        """The answer is a list of five names"""
-        value = self.expect_type("cheapest_garden_names", answer.cheapest_garden_names, list,
-                                 '["Oak Trowel No. 12", ...]')
-        if not all(isinstance(name, str) for name in value):
-            raise Incorrect("cheapest_garden_names should hold the product names (strings), not whole documents")
-        if len(value) != 5:
-            raise Incorrect(f"expected 5 names, got {len(value)}: use .limit(5)")
+    def _call_on_tied(self, answer, category: str, n: int):
+        """Call cheapest_names on a fresh copy of the tied catalog.
 
-    @visible(points=2)
+        Returns (the recorded collection, what it returned, that as a list, the product each item names).
+        """
+        products = RecordingCollection(self.lab.scratch().products)
+        products.wrapped.insert_many([dict(p) for p in tied_catalog()])
+        returned = self.call("cheapest_names", answer.cheapest_names, products, category, n)
+        try:
+            got = [returned] if isinstance(returned, (str, bytes, dict)) else list(returned)
+        except TypeError:
+            got = [returned]
+        by_name = {p["name"]: p for p in tied_catalog()}
+        by_id = {p["_id"]: p for p in tied_catalog()}
+        found = []
+        for item in got:  # every check but "names" reads a document's name too
+            key = item.get("name", item.get("_id")) if isinstance(item, dict) else item
+            product = by_name.get(key) if isinstance(key, str) else by_id.get(key)
+            found.append(product)
+        return products, returned, got, found
+
+    def _names(self, answer, category: str, n: int):
+        _, returned, got, _ = self._call_on_tied(answer, category, n)
+        if isinstance(returned, (str, bytes, dict)) or not all(isinstance(name, str) for name in got):
+            shown = next((x for x in got if not isinstance(x, str)), returned)
+            raise Incorrect(f"cheapest_names should return a list of names (str), got an item {shown!r:.80}: "
+                            "keep doc[\"name\"] of each document")
+
+    def _category(self, answer, category: str, n: int):
+        _, _, got, found = self._call_on_tied(answer, category, n)
+        for item, product in zip(got, found):
+            if product is None or product["category"] != category:
+                raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned {item!r:.60}, "
+                                f"which is not a {category} product: filter on the category")
+
+    def _order(self, answer, category: str, n: int):
+        _, _, _, found = self._call_on_tied(answer, category, n)
+        mine = [p for p in found if p is not None and p["category"] == category]
+        prices = [p["price_pence"] for p in mine]
+        if prices != sorted(prices):
+            raise Incorrect(f"cheapest_names(products, {category!r}, {n}): the prices go {prices}: "
+                            "sort on price_pence ascending (1)")
+        returned = {p["_id"] for p in mine}
+        left_out = [p for p in tied_catalog() if p["category"] == category and p["_id"] not in returned]
+        if mine and left_out and min(p["price_pence"] for p in left_out) < max(prices):
+            raise Incorrect(f"cheapest_names(products, {category!r}, {n}) leaves out a {category} product "
+                            "that is cheaper than one it returns: sort on price_pence ascending (1)")
+
+    def _tie(self, answer, category: str, n: int):
+        _, _, _, found = self._call_on_tied(answer, category, n)
+        mine = [p for p in found if p is not None and p["category"] == category]
+        for first, second in zip(mine, mine[1:]):
+            if first["price_pence"] == second["price_pence"] and first["_id"] > second["_id"]:
+                raise Incorrect(f"cheapest_names(products, {category!r}, {n}): two products cost "
+                                f"{first['price_pence']} pence and the one with _id {first['_id']} comes before "
+                                f"_id {second['_id']}: break ties on _id ascending")
+        if mine:
+            last = mine[-1]
+            returned = {p["_id"] for p in mine}
+            passed_over = [p for p in tied_catalog() if p["category"] == category and p["_id"] not in returned
+                           and p["price_pence"] == last["price_pence"] and p["_id"] < last["_id"]]
+            if passed_over:
+                raise Incorrect(f"cheapest_names(products, {category!r}, {n}): at the cut, _id {last['_id']} "
+                                f"is in and _id {passed_over[0]['_id']} at the same price is out: "
+                                "break ties on _id ascending, inside the sort")
+
+    def _limit(self, answer, category: str, n: int):
+        _, _, got, _ = self._call_on_tied(answer, category, n)
+        wanted = len(_expected(category, n))
+        if len(got) != wanted:
+            raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned {len(got)} names, "
+                            f"not {wanted}: .limit(n)")
+
+    # -- visible: every requirement, on the tied catalog -----------------------
+    @visible(points=1, checks="names")
+    def returns_names(self, answer):
+        """It returns a list of names"""
+        self._names(answer, "garden", 5)
+
+    @visible(points=1, checks="category")
+    def only_the_category(self, answer):
+        """Only garden products, when asked for garden"""
+        self._category(answer, "garden", 5)
+
+    @visible(points=2, checks="order")
     def cheapest_first(self, answer):
-        """The names are the cheapest garden products, cheapest first"""
-        garden = sorted((p for p in _catalog() if p["category"] == "garden"),
-                        key=lambda p: (p["price_pence"], p["_id"]))
-        expected = [p["name"] for p in garden[:5]]
-        value = answer.cheapest_garden_names
-        if value == expected:
-            return
-        if sorted(value) == sorted(expected):
-            raise Incorrect("the right products, in the wrong order: sort by price_pence ascending")
-        dearest = [p["name"] for p in reversed(garden[-5:])]
-        if value == dearest:
-            raise Incorrect("those are the dearest: sort ascending (1), not descending (-1)")
-        raise Incorrect("those are not the five cheapest garden products")
+        """The five cheapest garden products, cheapest first"""
+        self._order(answer, "garden", 5)
 
-    @hidden(points=1)
-    def reads_only(self, answer):
-        """Answering only read: the lab's products collection still holds the seeded catalog"""
-        products = self.lab.db.products
-        if products.count_documents({}) != PRODUCTS:
-            raise Incorrect(f"the lab's products collection should still hold {PRODUCTS} products: "
-                            "this exercise only reads (re-run the notebook from the top)")
+    @visible(points=1, checks="tie")
+    def ties_by_id(self, answer):
+        """Equal prices come in _id order"""
+        self._tie(answer, "garden", 5)
+
+    @visible(points=1, checks="limit")
+    def n_names(self, answer):
+        """Four names when asked for four"""
+        self._limit(answer, "garden", 4)
+
+    @visible(points=2, checks="projection")
+    def asks_for_names_only(self, answer):
+        """The database is asked for the names only"""
+        products, _, _, _ = self._call_on_tied(answer, "garden", 5)
+        reads = document_reads(products.ops())
+        if not reads:
+            raise Incorrect("cheapest_names should read the products with find() (or aggregate)")
+        for op in reads:
+            extra = sorted(returned_fields(products.wrapped, op) - NAME_FIELDS)
+            if extra:
+                raise Incorrect(f"its {op.method}() brings back {', '.join(extra)} too: "
+                                "add a projection such as {\"name\": 1} so only the names leave the server")
+
+    # -- hidden: the same rules on other data ---------------------------------
+    @hidden(points=1, checks="tie")
+    def tie_at_the_cut(self, answer):
+        """A tie that straddles the last place: the lower _id is the one kept"""
+        self._tie(answer, "garden", 6)
+
+    @hidden(points=1, checks="order")
+    def another_category(self, answer):
+        """Another category, another n"""
+        self._order(answer, "kitchen", 3)
+
+    @hidden(points=1, checks="limit")
+    def just_one(self, answer):
+        """One name when asked for one"""
+        self._limit(answer, "kitchen", 1)
 
 
-EXERCISES = (CheapGardenCount, CheapestGardenNames)
+EXERCISES = (CheapGardenCount, CheapestNames)

@@ -1,65 +1,189 @@
-"""Lab 00's checkers: right, wrong and not attempted, on every backend."""
+"""Lab 00's checkers: right answers in other idioms, wrong answers that each break one requirement,
+and not attempted, on every backend."""
 
 import pytest
 
 from course import ____
 from course.datasets import catalog_products
 from course.lessons.lesson00 import PRODUCTS, SEED
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted
+from tests.support.requirements import Right, Wrong, check_right, check_wrong
+from tests.support.verdicts import assert_correct, assert_not_attempted, solution
+
+
+def _seeded(lab):
+    """The lab's products, seeded as the notebook seeds them (once: answers are built more than once)."""
+    if lab.db.products.estimated_document_count() == 0:
+        lab.db.products.insert_many(catalog_products(n=PRODUCTS, seed=SEED))
+    return lab.db.products
+
+
+def _count(filter_):
+    """00.1's answer computed with ``filter_`` on the lab's seeded products."""
+    return lambda lab: {"cheap_garden_count": _seeded(lab).count_documents(filter_)}
+
+
+GARDEN_CHEAP = {"category": "garden", "price_pence": {"$lte": 999}}
+
+
+def _aggregate_count(lab):
+    found = list(_seeded(lab).aggregate([{"$match": GARDEN_CHEAP}, {"$count": "n"}]))
+    return {"cheap_garden_count": found[0]["n"] if found else 0}
+
+
+# 00.2 answers -----------------------------------------------------------------
+def names_aggregate(products, category, n=5):
+    pipeline = [{"$match": {"category": category}}, {"$sort": {"price_pence": 1, "_id": 1}},
+                {"$limit": n}, {"$project": {"_id": 0, "name": 1}}]
+    return [doc["name"] for doc in products.aggregate(pipeline)]
+
+
+def names_keyword_form(products, category, n=5):
+    found = products.find(filter={"category": {"$eq": category}}, projection=["name"],
+                          sort=[("price_pence", 1), ("_id", 1)], limit=n)
+    return [doc["name"] for doc in found]
+
+
+def _cheapest_cursor(products, category, n):
+    return products.find({"category": category}, {"name": 1}).sort({"price_pence": 1, "_id": 1}).limit(n)
+
+
+def names_with_helper(products, category, n=5):
+    return list(map(lambda doc: doc["name"], _cheapest_cursor(products, category, n)))
+
+
+def names_boolean_projection_tuple(products, category, n=5):
+    found = products.find({"category": category}, projection={"name": True, "_id": False})
+    return tuple(doc["name"] for doc in found.sort([("price_pence", 1), ("_id", 1)]).limit(n))
+
+
+def names_counts_first(products, category, n=5):
+    if products.count_documents({"category": category}) == 0:
+        return []
+    return [d["name"] for d in _cheapest_cursor(products, category, n)]
+
+
+def names_with_prices_projected(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1, "price_pence": 1})
+    return [doc["name"] for doc in cursor.sort([("price_pence", 1), ("_id", 1)]).limit(n)]
+
+
+def names_no_projection(products, category, n=5):
+    cursor = products.find({"category": category}).sort([("price_pence", 1), ("_id", 1)]).limit(n)
+    return [doc["name"] for doc in cursor]
+
+
+def names_projected_in_python(products, category, n=5):
+    docs = list(products.find({"category": category}).sort([("price_pence", 1), ("_id", 1)]).limit(n))
+    return [{"name": d["name"]}["name"] for d in docs]
+
+
+def names_no_tie_break(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1}).sort("price_pence", 1).limit(n)
+    return [doc["name"] for doc in cursor]
+
+
+def names_tie_on_name(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1}).sort([("price_pence", 1), ("name", 1)]).limit(n)
+    return [doc["name"] for doc in cursor]
+
+
+def names_dearest(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1}).sort([("price_pence", -1), ("_id", 1)]).limit(n)
+    return [doc["name"] for doc in cursor]
+
+
+def names_every_category(products, category, n=5):
+    cursor = products.find({}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)]).limit(n)
+    return [doc["name"] for doc in cursor]
+
+
+def names_fixed_five(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)]).limit(5)
+    return [doc["name"] for doc in cursor]
+
+
+def names_one_short(products, category, n=5):
+    cursor = products.find({"category": category}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)])
+    return [doc["name"] for doc in cursor.limit(n - 1)]
+
+
+def documents_not_names(products, category, n=5):
+    return list(products.find({"category": category}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)]).limit(n))
+
+
+WRONG = [
+    Wrong("00.1", "count", "$lt leaves out exactly 999 pence",
+          _count({"category": "garden", "price_pence": {"$lt": 999}}), "use $lte, not $lt"),
+    Wrong("00.1", "count", "counts every garden product", _count({"category": "garden"}), "add the price condition"),
+    Wrong("00.1", "count", "counts every category", _count({"price_pence": {"$lte": 999}}), "filter on category"),
+    Wrong("00.1", "count", "price written in pounds", _count({"category": "garden", "price_pence": {"$lte": 9.99}}),
+          "is not the number"),
+    Wrong("00.1", "int", "the count as a float", lambda lab: {"cheap_garden_count": float(_count(GARDEN_CHEAP)(lab)
+                                                                                         ["cheap_garden_count"])},
+          "should be a int"),
+    Wrong("00.1", "int", "the count as a str", lambda lab: {"cheap_garden_count": str(_count(GARDEN_CHEAP)(lab)
+                                                                                       ["cheap_garden_count"])},
+          "should be a int", also=("count",)),
+    Wrong("00.1", "count", "run before seeding the lab", {"cheap_garden_count": 0}, "run the notebook from the top"),
+    Wrong("00.2", "projection", "whole documents fetched, names kept", {"cheapest_names": names_no_projection},
+          "add a projection"),
+    Wrong("00.2", "projection", "projection done in Python", {"cheapest_names": names_projected_in_python},
+          "brings back"),
+    Wrong("00.2", "projection", "the price projected too", {"cheapest_names": names_with_prices_projected},
+          "price_pence"),
+    Wrong("00.2", "tie", "sorts on price alone", {"cheapest_names": names_no_tie_break}, "break ties on _id"),
+    Wrong("00.2", "tie", "breaks ties on name", {"cheapest_names": names_tie_on_name}, "break ties on _id"),
+    Wrong("00.2", "order", "dearest first", {"cheapest_names": names_dearest}, "ascending"),
+    Wrong("00.2", "category", "no category filter", {"cheapest_names": names_every_category}, "filter on the category"),
+    Wrong("00.2", "limit", "always five", {"cheapest_names": names_fixed_five}, ".limit(n)"),
+    Wrong("00.2", "limit", "one short", {"cheapest_names": names_one_short}, "not 4"),
+    Wrong("00.2", "names", "documents instead of names", {"cheapest_names": documents_not_names}, "list of names"),
+]
+
+RIGHT = [
+    Right("00.1", "$lt 1000 on whole pence", _count({"category": "garden", "price_pence": {"$lt": 1000}})),
+    Right("00.1", "$and of $eq and $lte", _count({"$and": [{"category": {"$eq": "garden"}},
+                                                           {"price_pence": {"$lte": 999}}]})),
+    Right("00.1", "aggregate with $count", _aggregate_count),
+    Right("00.2", "aggregate pipeline", {"cheapest_names": names_aggregate}),
+    Right("00.2", "find keywords, projection as a list, $eq filter", {"cheapest_names": names_keyword_form}),
+    Right("00.2", "helper returning a cursor, dict sort", {"cheapest_names": names_with_helper}),
+    Right("00.2", "boolean projection, a tuple returned", {"cheapest_names": names_boolean_projection_tuple}),
+    Right("00.2", "a count first, then the find", {"cheapest_names": names_counts_first}),
+]
+
+
+@pytest.mark.parametrize("case", WRONG, ids=str)
+def test_wrong(make_lab, case):
+    check_wrong(make_lab, case)
+
+
+@pytest.mark.parametrize("case", RIGHT, ids=str)
+def test_right(make_lab, case):
+    check_right(make_lab, case)
 
 
 @pytest.fixture
 def lab(make_lab):
     lab = make_lab("00")
-    lab.db.products.insert_many(catalog_products(n=PRODUCTS, seed=SEED))
+    _seeded(lab)
     return lab
 
 
-def _cheap_garden(products, strict=False):
-    op = "$lt" if strict else "$lte"
-    return products.count_documents({"category": "garden", "price_pence": {op: 999}})
+def test_reference_solutions(lab):
+    namespace = solution(lab, 1, 2, names={"products": lab.db.products})
+    assert_correct(lab.q1, namespace)
+    assert_correct(lab.q2, namespace)
 
 
-def test_count_right(lab):
-    assert_correct(lab.q1, {"cheap_garden_count": _cheap_garden(lab.db.products)})
+def test_count_follows_the_lab_database(lab):
+    """The count is checked against the lab's collection as it is, not against a list in the checker."""
+    lab.db.products.delete_many({"category": "garden", "price_pence": {"$lte": 500}})
+    assert_correct(lab.q1, {"cheap_garden_count": lab.db.products.count_documents(GARDEN_CHEAP)})
 
 
-def test_count_wrong(lab):
-    products = lab.db.products
-    assert_incorrect(lab.q1, {"cheap_garden_count": products.count_documents({"category": "garden"})},
-                     "add the price condition")
-    assert_incorrect(lab.q1, {"cheap_garden_count": _cheap_garden(products, strict=True)}, "use $lte, not $lt")
-    assert_incorrect(lab.q1, {"cheap_garden_count": str(_cheap_garden(products))}, "should be a int")
-
-
-def test_count_not_attempted(lab):
+def test_not_attempted(lab):
     assert_not_attempted(lab.q1, {"cheap_garden_count": ____})
     assert_not_attempted(lab.q1, {})
-
-
-def _names(products, direction=1, limit=5):
-    cursor = products.find({"category": "garden"}, {"name": 1}).sort([("price_pence", direction), ("_id", 1)])
-    return [d["name"] for d in cursor.limit(limit)]
-
-
-def test_names_right(lab):
-    assert_correct(lab.q2, {"cheapest_garden_names": _names(lab.db.products)})
-
-
-def test_names_wrong(lab):
-    products = lab.db.products
-    assert_incorrect(lab.q2, {"cheapest_garden_names": _names(products, -1)}, "sort ascending")
-    assert_incorrect(lab.q2, {"cheapest_garden_names": list(reversed(_names(products)))}, "wrong order")
-    assert_incorrect(lab.q2, {"cheapest_garden_names": _names(products, limit=6)}, "use .limit(5)")
-    docs = list(products.find({"category": "garden"}).sort("price_pence", 1).limit(5))
-    assert_incorrect(lab.q2, {"cheapest_garden_names": docs}, "not whole documents")
-
-
-def test_names_not_attempted(lab):
-    assert_not_attempted(lab.q2, {"cheapest_garden_names": ____})
-
-
-def test_hidden_check_sees_the_lab_database(lab):
-    answer = {"cheapest_garden_names": _names(lab.db.products)}
-    lab.db.products.delete_many({"category": "toys"})
-    assert_incorrect(lab.q2, answer, "still hold 200 products")
+    assert_not_attempted(lab.q2, {"cheapest_names": ____})
+    assert_not_attempted(lab.q2, {"cheapest_names": lambda products, category, n=5: ____})

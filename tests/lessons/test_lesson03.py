@@ -1,274 +1,222 @@
-"""Lab 03's checkers: right, realistic wrong answers, and not attempted, on every backend.
+"""Lab 03's checkers: each requirement broken alone by a wrong answer, right answers in other idioms, not attempted.
 
-Exercises 03.3 to 03.5 need $type queries or validators: on a backend without
-them (mongomock) the tests assert "needs ..." instead of a verdict.
+Every case runs on every backend.  Exercises 03.3 to 03.5 need $type queries or validators: where the
+backend lacks them (mongomock) the helpers assert the honest "needs ..." verdict instead.
 """
-
-import re
-from decimal import Decimal
 
 import pytest
 
 from course import ____
 from course.capabilities import Capability
-from course.datasets_legacy import CATEGORIES, CURRENT_VERSION, MAX_TAGS, SKU_PATTERN
-from course.lessons.lesson03 import REFERENCE_VALIDATOR
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported, solution
+from tests.lessons import lesson03_answers as a
+from tests.support.requirements import Right, Wrong, check_right, check_wrong
+from tests.support.verdicts import assert_not_attempted, assert_unsupported
 
 
-@pytest.fixture
-def lab(make_lab):
-    return make_lab("03")
+def v(function):
+    return {"validate": function}
 
 
-# 03.1 ----------------------------------------------------------------------
-def _fields_table(**overrides):
-    fields = {
-        "_id": lambda v: True,
-        "name": lambda v: isinstance(v, str) and v.strip() != "",
-        "category": lambda v: v in CATEGORIES,
-        "price_pence": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-        "sku": lambda v: isinstance(v, str) and re.fullmatch(SKU_PATTERN, v) is not None,
-        "tags": lambda v: isinstance(v, list) and len(v) <= MAX_TAGS and all(isinstance(t, str) for t in v),
-        "views": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-        "schema_version": lambda v: v == CURRENT_VERSION,
-    }
-    fields.update(overrides)
-    return fields
+def r(function):
+    return {"render_product": function}
 
 
-def _validator(fields, required=("name", "category", "price_pence", "sku"), unknown_ok=False, stamp=True,
-               exception=ValueError):
-    def validate(doc):
-        for name in required:
-            if name not in doc:
-                raise exception(f"missing field: {name}")
-        for name, value in doc.items():
-            if name not in fields:
-                if unknown_ok:
-                    continue
-                raise exception(f"unknown field: {name}")
-            if not fields[name](value):
-                raise exception(f"bad field: {name}")
-        return {**doc, "schema_version": CURRENT_VERSION} if stamp else dict(doc)
-    return validate
+def census(function):
+    return {"field_types": function}
 
 
-def test_validate_right(lab):
-    assert_correct(lab.q1, solution(lab, 1))
+def schema(validator):
+    return {"product_validator": validator}
 
 
-def test_validate_wrong(lab):
-    # the seed's JavaScript, ported literally: only checks the fields that are present
-    seed_port = _validator(_fields_table(), required=())
-    assert_incorrect(lab.q1, {"validate": seed_port}, "no name")
-    # isinstance(True, int)
-    bools_pass = _validator(_fields_table(price_pence=lambda v: isinstance(v, int) and v >= 0,
-                                          views=lambda v: isinstance(v, int) and v >= 0))
-    assert_incorrect(lab.q1, {"validate": bools_pass}, "True (a bool posing as an int)")
-    # strings of digits accepted
-    digits = _validator(_fields_table(price_pence=lambda v: str(v).isdigit()))
-    assert_incorrect(lab.q1, {"validate": digits}, '"2499"')
-    # negative prices
-    negative = _validator(_fields_table(price_pence=lambda v: isinstance(v, int) and not isinstance(v, bool)))
-    assert_incorrect(lab.q1, {"validate": negative}, "-100")
-    # unknown fields let through
-    assert_incorrect(lab.q1, {"validate": _validator(_fields_table(), unknown_ok=True)}, "colour")
-    # forgets to stamp the version
-    assert_incorrect(lab.q1, {"validate": _validator(_fields_table(), stamp=False)}, "schema_version")
-    # an error that does not say which field
-    def vague(doc):
-        try:
-            return solution(lab, 1)["validate"](doc)
-        except ValueError:
-            raise ValueError("invalid document") from None
-    assert_incorrect(lab.q1, {"validate": vague}, "does not name the field")
-    # a long counter rejected (int32 range check)
-    int32_only = _validator(_fields_table(views=lambda v: type(v) is int and 0 <= v < 2 ** 31))
-    assert_incorrect(lab.q1, {"validate": int32_only}, "views counter is a long")
-    # raises the wrong kind of exception
-    assert_incorrect(lab.q1, {"validate": _validator(_fields_table(), exception=KeyError)}, "raise ValueError")
-
-    # mutates the caller's document
-    def mutates(doc):
-        solution(lab, 1)["validate"](doc)
-        doc["schema_version"] = CURRENT_VERSION
-        return doc
-    assert_incorrect(lab.q1, {"validate": mutates}, "changed the caller's dict")
+def staging(value):
+    return {"staging": value}
 
 
-def test_validate_not_attempted(lab):
-    assert_not_attempted(lab.q1, {"validate": ____})
-    assert_not_attempted(lab.q1, {"validate": lambda doc: ____})
+RIGHT = [
+    Right("03.1", "if-chain, set difference, a ValueError subclass, deepcopy", v(a.validate_if_chain)),
+    Right("03.1", "rules as (types, predicate) pairs, dict() copy then update", v(a.validate_rules)),
+    Right("03.1", "a helper per field, problems collected, dict union", v(a.validate_helpers)),
+    Right("03.1", "messages that name the field in capitals", v(a.validate_upper_messages)),
+    Right("03.2", "round() of the float, divmod, version by schema_version", r(a.render_round)),
+    Right("03.2", "Decimal end to end, format with :.2f", r(a.render_decimal_format)),
+    Right("03.2", "string arithmetic, version by field presence, zfill", r(a.render_parse)),
+    Right("03.2", "Decimal.quantize with ROUND_HALF_UP, match on the version", r(a.render_quantize)),
+    Right("03.2", "a float formatted with :.2f (which rounds right)", r(a.render_float_format)),
+    Right("03.3", "$type with $not: {$type: array} in one operator document", census(a.census_not_array)),
+    Right("03.3", "find with a projection, classified in Python (Int64 and ints past int32 as long)",
+          census(a.census_python)),
+    Right("03.3", "$and of the type and not-an-array, a helper, dict comprehension", census(a.census_and)),
+    Right("03.3", "$group on the $type aggregation expression", census(a.census_aggregate)),
+    Right("03.3", "a Counter from one find, types read from the BSON encoding", census(a.census_counter)),
+    Right("03.3", "numeric $type codes, missing as the rest of the count", census(a.census_type_codes)),
+    Right("03.4", "anyOf / oneOf for int or long, JSON type keywords, required in another order",
+          schema(a.VALIDATOR_ANYOF)),
+    Right("03.4", '"number" without double and decimal (not), an _id type list', schema(a.VALIDATOR_NOT)),
+    Right("03.4", "keywords and properties in another order, bsonType lists everywhere", schema(a.VALIDATOR_REORDERED)),
+    Right("03.4", "CATEGORIES as the tuple it is, JSON type object, a query operator beside",
+          schema(a.VALIDATOR_TUPLES)),
+    Right("03.5", "dict(...) with the keys in the other order", staging(a.S_RIGHT_ORDER)),
+    Right("03.5", "a bson SON", staging(a.S_SON)),
+    Right("03.5", "errorAndLog (MongoDB 8.1) where error is asked", staging(a.S_ERROR_AND_LOG)),
+]
+
+WRONG = [
+    # 03.1 validate(doc)
+    Wrong("03.1", "required", "checks only the fields that are present (the seed's port)", v(a.seed_port), "no name"),
+    Wrong("03.1", "required", "forgets that sku is required", v(a.forgets_sku), "no sku"),
+    Wrong("03.1", "unknown", "lets unknown fields through", v(a.lets_unknown), "colour"),
+    Wrong("03.1", "price_pence", "isinstance(v, int) lets True through", v(a.bool_price), "True (a bool)"),
+    Wrong("03.1", "price_pence", "accepts a string of digits", v(a.digits_price), '"2499"'),
+    Wrong("03.1", "price_pence", "accepts a negative price", v(a.negative_price), "-100"),
+    Wrong("03.1", "views", "isinstance(v, int) lets a bool counter through", v(a.bool_views), "views True"),
+    Wrong("03.1", "accepts", "an int32 range check refuses the long counter", v(a.int32_views), "long"),
+    Wrong("03.1", "accepts", "len(tags) < MAX_TAGS refuses exactly MAX_TAGS tags", v(a.tags_off_by_one),
+          "exactly 8 tags"),
+    Wrong("03.1", "accepts", "schema_version treated as an unknown field", v(a.version_is_unknown), "already stamped"),
+    Wrong("03.1", "accepts", "refuses an _id", v(a.refuses_id), "_id"),
+    Wrong("03.1", "accepts", "views > 0 refuses a product nobody has viewed", v(a.views_positive), "views 0"),
+    Wrong("03.1", "tags", "no bound on the number of tags", v(a.tags_unbounded), "9 tags"),
+    Wrong("03.1", "tags", "does not check what the tags are", v(a.tags_any_items), "17"),
+    Wrong("03.1", "sku", "re.search without anchors", v(a.sku_unanchored), "XKIT-00912"),
+    Wrong("03.1", "name", "accepts an empty name", v(a.empty_name), 'name ""'),
+    Wrong("03.1", "category", "accepts any string as a category", v(a.any_category), "kitchenware"),
+    Wrong("03.1", "schema_version", "stamps over a schema_version of 2", v(a.overwrites_version), "schema_version 2"),
+    Wrong("03.1", "value_error", "raises KeyError", v(a.raises_key_error), "KeyError"),
+    Wrong("03.1", "value_error", "raises TypeError", v(a.raises_type_error), "TypeError"),
+    Wrong("03.1", "value_error", "returns False instead of raising", v(a.returns_false), "returned False",
+          also=("names_field",)),
+    Wrong("03.1", "names_field", "a message that names no field", v(a.vague_message), "does not name the field"),
+    Wrong("03.1", "names_field", "a message that prints the document", v(a.dumps_document), "no name"),
+    Wrong("03.1", "stamp", "forgets to stamp schema_version", v(a.no_stamp), "schema_version"),
+    Wrong("03.1", "stamp", "returns only the required fields", v(a.drops_optional), "tags was removed"),
+    Wrong("03.1", "caller", "stamps the caller's dict and returns it", v(a.mutates), "caller's dict"),
+    # 03.2 render_product(doc)
+    Wrong("03.2", "version1", "int(float(price) * 100): the float trap", r(a.render_float), "£4.34"),
+    Wrong("03.2", "version1", 'strips the dot, assuming two decimals', r(a.render_strip_dot), '"12.5"'),
+    Wrong("03.2", "version1", "knows only the current version", r(a.render_current_only), "KeyError"),
+    Wrong("03.2", "layout", "shows version 1's string as it is", r(a.render_raw_price), "two"),
+    Wrong("03.2", "layout", "pence without the zero pad", r(a.render_unpadded), "one digit"),
+    Wrong("03.2", "layout", "leaves out the category", r(a.render_no_category), "from character"),
+    Wrong("03.2", "layout", "a thousands separator", r(a.render_thousands), "£1,234.05"),
+    Wrong("03.2", "current", "reads price_pence as pounds", r(a.render_pence_as_pounds), "£2499.00"),
+    Wrong("03.2", "unchanged", "migrates the document it reads, in place", r(a.render_migrates_in_place),
+          "price was removed"),
+    # 03.3 field_types(collection, field)
+    Wrong("03.3", "arrays", "bare $type queries count an array's elements (the $type trap)", census(a.census_bare),
+          "array's elements"),
+    Wrong("03.3", "missing", 'no "missing" key', census(a.census_no_missing), '"missing": 0'),
+    Wrong("03.3", "missing", "{field: None} counts nulls as missing", census(a.census_null_is_missing),
+          "a null is not missing"),
+    Wrong("03.3", "omit", "keeps the zero counts", census(a.census_zeros), "0 documents"),
+    Wrong("03.3", "omit", '"missing": 0 when every document has the field', census(a.census_missing_always), "missing"),
+    Wrong("03.3", "types", "isinstance(v, int) counts the longs as int", census(a.census_python_ints), "long"),
+    Wrong("03.3", "reads_only", "marks every document as audited", census(a.census_marks), "update_many"),
+    Wrong("03.3", "form", "returns a list of pairs", census(a.census_pairs), "should be a dict"),
+    # 03.4 product_validator
+    Wrong("03.4", "form", "the schema without the $jsonSchema wrapper", schema(a.V_BARE), "wrap your schema"),
+    Wrong("03.4", "accepts", 'views as a plain "int" refuses the counter that became a long', schema(a.V_VIEWS_INT),
+          "views counter is a long"),
+    Wrong("03.4", "accepts", 'price_pence as a plain "int" refuses a long price', schema(a.V_PRICE_INT),
+          "price_pence is a long"),
+    Wrong("03.4", "accepts", "maxItems one short refuses exactly MAX_TAGS tags", schema(a.V_TAGS_7), "exactly 8 tags"),
+    Wrong("03.4", "accepts", "minimum 1 refuses a free product", schema(a.V_PRICE_MIN_1), "free product"),
+    Wrong("03.4", "accepts", "tags listed as required", schema(a.V_REQUIRES_TAGS), "no tags"),
+    Wrong("03.4", "accepts", "a counter capped at the int32 maximum", schema(a.V_VIEWS_INT32_MAX), "long"),
+    Wrong("03.4", "accepts", "additionalProperties: False without _id among the properties", schema(a.V_NO_ID),
+          "refused", also=("required", "unknown", "name", "category", "price_pence", "sku", "tags", "views",
+                           "schema_version")),
+    Wrong("03.4", "required", "sku left out of required", schema(a.V_NO_REQUIRED_SKU), "no sku"),
+    Wrong("03.4", "required", "schema_version left out of required", schema(a.V_NO_REQUIRED_VERSION),
+          "no schema_version"),
+    Wrong("03.4", "unknown", "no additionalProperties: False", schema(a.V_LOOSE), "colour"),
+    Wrong("03.4", "name", "no minLength on name", schema(a.V_NAME_EMPTY), 'name ""'),
+    Wrong("03.4", "category", "category any string", schema(a.V_CATEGORY_STRING), "kitchenware"),
+    Wrong("03.4", "price_pence", '"number" lets a double price in', schema(a.V_PRICE_NUMBER), "24.99"),
+    Wrong("03.4", "price_pence", "no minimum on price_pence", schema(a.V_PRICE_NO_MIN), "-100"),
+    Wrong("03.4", "sku", "the pattern without anchors", schema(a.V_SKU_UNANCHORED), "XKIT-00912"),
+    Wrong("03.4", "tags", "no maxItems", schema(a.V_TAGS_NO_MAX), "9 tags"),
+    Wrong("03.4", "tags", "no items rule", schema(a.V_TAGS_NO_ITEMS), "17"),
+    Wrong("03.4", "views", '"number" lets a double counter in', schema(a.V_VIEWS_NUMBER), "3.0"),
+    Wrong("03.4", "views", "no minimum on views", schema(a.V_VIEWS_NO_MIN), "views -1"),
+    Wrong("03.4", "schema_version", "schema_version any int", schema(a.V_VERSION_INT), "schema_version 2"),
+    # 03.5 staging
+    Wrong("03.5", "old_updatable", "strict + error freezes the old products", staging(a.S_STRICT), "$inc of views"),
+    Wrong("03.5", "new_refused", "moderate + warn only logs", staging(a.S_WARN), "version 2 shape was accepted"),
+    Wrong("03.5", "new_refused", "level off checks nothing", staging(a.S_OFF), "was accepted"),
+    Wrong("03.5", "new_refused", "strict + warn", staging(a.S_STRICT_WARN), "was accepted"),
+    Wrong("03.5", "form", "only the level, relying on the default action", staging(a.S_LEVEL_ONLY),
+          "lacks validationAction"),
+    Wrong("03.5", "form", "an extra validator key", staging(a.S_EXTRA), "also has validator"),
+    Wrong("03.5", "form", "capitalised values", staging(a.S_CAPITAL), "spelt exactly",
+          also=("new_refused", "old_updatable")),
+    Wrong("03.5", "form", "short keys level and action", staging(a.S_SHORT_KEYS), "exactly the keys",
+          also=("new_refused", "old_updatable")),
+    Wrong("03.5", "form", "a tuple", staging(a.S_TUPLE), "should be a dict", also=("new_refused", "old_updatable")),
+]
 
 
-# 03.2 ----------------------------------------------------------------------
-def test_render_right(lab):
-    assert_correct(lab.q2, solution(lab, 2))
+#: wrong answers that only the hidden checks catch (the same rule at its boundary): (exercise, requirement, answers)
+HIDDEN_ONLY = [
+    ("03.1", "schema_version", v(a.version_at_least)),
+    ("03.4", "schema_version", schema(a.V_VERSION_MIN)),
+]
 
 
-def _render(pence_of):
-    def render_product(doc):
-        pence = pence_of(doc) if doc.get("schema_version", 1) == 1 else doc["price_pence"]
-        return f"{doc['name']} ({doc['category']}): £{pence // 100}.{pence % 100:02d}"
-    return render_product
-
-
-def test_render_wrong(lab):
-    # the float trap: int(4.35 * 100) == 434
-    assert_incorrect(lab.q2, {"render_product": _render(lambda d: int(float(d["price"]) * 100))}, "£4.35")
-    # assumes "12.34": strips the dot
-    assert_incorrect(lab.q2, {"render_product": _render(lambda d: int(d["price"].replace(".", "")))},
-                     '"12.5"')
-
-    # knows only the current version
-    def current_only(doc):
-        pence = doc["price_pence"]
-        return f"{doc['name']} ({doc['category']}): £{pence // 100}.{pence % 100:02d}"
-    assert_incorrect(lab.q2, {"render_product": current_only}, "KeyError")
-
-    # shows v1's string as is
-    def raw_price(doc):
-        if "price" in doc:
-            return f"{doc['name']} ({doc['category']}): £{doc['price']}"
-        return current_only(doc)
-    assert_incorrect(lab.q2, {"render_product": raw_price}, '"12.5"')
-
-    # rounds with Decimal but forgets the zero padding
-    def unpadded(doc):
-        pence = int(Decimal(doc["price"]) * 100) if "price" in doc else doc["price_pence"]
-        return f"{doc['name']} ({doc['category']}): £{pence // 100}.{pence % 100}"
-    assert_incorrect(lab.q2, {"render_product": unpadded}, "expected")
-
-
-def test_render_not_attempted(lab):
-    assert_not_attempted(lab.q2, {"render_product": ____})
-    assert_not_attempted(lab.q2, {"render_product": lambda doc: ____})
-
-
-# 03.3 ----------------------------------------------------------------------
-def test_census_right(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        assert_unsupported(lab.q3, solution(lab, 3), "$type queries")
+@pytest.mark.parametrize("case", HIDDEN_ONLY, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_hidden_checks_catch(make_lab, case):
+    exercise_id, requirement, answers = case
+    lab = make_lab("03")
+    exercise = lab.exercise(int(exercise_id.split(".")[1]))
+    if exercise._lacking(exercise.requires):
+        assert exercise.evaluate(answers, include_hidden=True).status.value == "unsupported"
         return
-    assert_correct(lab.q3, solution(lab, 3))
+    assert exercise.evaluate(answers, include_hidden=False).status.value == "correct"
+    graded = exercise.evaluate(answers, include_hidden=True)
+    failed = {o.requirement for o in graded.outcomes if o.status.value in ("incorrect", "error")}
+    assert failed == {requirement}, graded
 
 
-def test_census_wrong(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        assert_unsupported(lab.q3, {"field_types": lambda c, f: {}}, "$type queries")
-        return
-    right = solution(lab, 3)["field_types"]
-
-    def no_missing(collection, field):
-        return {k: v for k, v in right(collection, field).items() if k != "missing"}
-
-    def python_type_names(collection, field):
-        counts = {}
-        for doc in collection.find({}, {field: 1}):
-            name = type(doc[field]).__name__ if field in doc else "missing"
-            counts[name] = counts.get(name, 0) + 1
-        return counts
-
-    def int_and_string_only(collection, field):
-        counts = {t: collection.count_documents({field: {"$type": t}}) for t in ("int", "string", "double", "null")}
-        counts["missing"] = collection.count_documents({field: {"$exists": False}})
-        return counts
-
-    def number_not_int(collection, field):
-        counts = {"number": collection.count_documents({field: {"$type": "number"}})}
-        counts["missing"] = collection.count_documents({field: {"$exists": False}})
-        return counts
-
-    assert_incorrect(lab.q3, {"field_types": no_missing}, "missing: 0")
-    assert_incorrect(lab.q3, {"field_types": python_type_names}, "census of views")
-    assert_incorrect(lab.q3, {"field_types": int_and_string_only}, "reports no long")
-    assert_incorrect(lab.q3, {"field_types": number_not_int}, "reports no long")
-    assert_incorrect(lab.q3, {"field_types": lambda c, f: [("int", 1)]}, "should be a dict")
+@pytest.mark.parametrize("case", WRONG, ids=str)
+def test_wrong(make_lab, case):
+    check_wrong(make_lab, case)
 
 
-def test_census_not_attempted(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        assert_unsupported(lab.q3, {"field_types": ____}, "$type queries")
-        return
-    assert_not_attempted(lab.q3, {"field_types": ____})
-    assert_not_attempted(lab.q3, {"field_types": lambda collection, field: ____})
+@pytest.mark.parametrize("case", RIGHT, ids=str)
+def test_right(make_lab, case):
+    check_right(make_lab, case)
 
 
-# 03.4 ----------------------------------------------------------------------
-def _schema(**properties):
-    schema = REFERENCE_VALIDATOR["$jsonSchema"]
-    merged = {**schema["properties"], **properties}
-    return {"$jsonSchema": {**schema, "properties": {k: v for k, v in merged.items() if v is not None}}}
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_reference_solution(make_lab, number):
+    from tests.support.verdicts import solution
+
+    lab = make_lab("03")
+    exercise = lab.exercise(number)
+    namespace = solution(lab, number)
+    result = exercise.evaluate(namespace, include_hidden=True)
+    if exercise._lacking(exercise.requires):
+        assert result.status.value == "unsupported", result
+    else:
+        assert result.status.value == "correct" and result.score == result.max_score > 0, result
 
 
-def test_validator_right(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q4, solution(lab, 4), "validators")
-        return
-    assert_correct(lab.q4, solution(lab, 4))
+NOT_ATTEMPTED = {
+    1: [{"validate": ____}, {"validate": lambda doc: ____}],
+    2: [{"render_product": ____}, {"render_product": lambda doc: ____}],
+    3: [{"field_types": ____}, {"field_types": lambda collection, field: ____}],
+    4: [{"product_validator": ____}],
+    5: [{"staging": ____}],
+}
+NEEDS = {3: Capability.TYPE_QUERIES, 4: Capability.VALIDATORS, 5: Capability.VALIDATORS}
 
 
-def test_validator_wrong(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q4, {"product_validator": _schema()}, "validators")
-        return
-    # the census lesson: views as plain int rejects the counter that became a long
-    assert_incorrect(lab.q4, {"product_validator": _schema(views={"bsonType": "int", "minimum": 0})},
-                     "rejected valid product 9004")
-    # "number" lets doubles in
-    assert_incorrect(lab.q4, {"product_validator": _schema(price_pence={"bsonType": "number", "minimum": 0})},
-                     "price_pence is a double")
-    # no minimum
-    assert_incorrect(lab.q4, {"product_validator": _schema(price_pence={"bsonType": ["int", "long"]})},
-                     "price_pence is negative")
-    # the schema without the $jsonSchema wrapper
-    assert_incorrect(lab.q4, {"product_validator": REFERENCE_VALIDATOR["$jsonSchema"]}, "wrap your schema")
-    # no additionalProperties: False
-    loose = {"$jsonSchema": {k: v for k, v in REFERENCE_VALIDATOR["$jsonSchema"].items()
-                             if k != "additionalProperties"}}
-    assert_incorrect(lab.q4, {"product_validator": loose}, "an unknown field")
-    # additionalProperties: False without _id among the properties
-    assert_incorrect(lab.q4, {"product_validator": _schema(_id=None)}, "rejected valid product")
-    # maxItems forgotten on tags is fine, but a too-strict sku pattern is not
-    assert_incorrect(lab.q4, {"product_validator": _schema(sku={"bsonType": "string", "pattern": "^[A-Z]{3}-0"})},
-                     "rejected valid product")
-
-
-def test_validator_not_attempted(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q4, {"product_validator": ____}, "validators")
-        return
-    assert_not_attempted(lab.q4, {"product_validator": ____})
-
-
-# 03.5 ----------------------------------------------------------------------
-def test_staging_right(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q5, solution(lab, 5), "validators")
-        return
-    assert_correct(lab.q5, solution(lab, 5))
-
-
-def test_staging_wrong(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q5, {"staging": {"validationLevel": "strict"}}, "validators")
-        return
-
-    def staging(level, action):
-        return {"staging": {"validationLevel": level, "validationAction": action}}
-
-    assert_incorrect(lab.q5, staging("strict", "error"), "strict checks every update")
-    assert_incorrect(lab.q5, staging("moderate", "warn"), "warn only logs")
-    assert_incorrect(lab.q5, staging("strict", "warn"), "was accepted")
-    assert_incorrect(lab.q5, staging("off", "error"), "level off checks nothing")
-    assert_incorrect(lab.q5, staging("sometimes", "error"), "could not be created")
-    assert_incorrect(lab.q5, {"staging": {"validationLevel": "moderate", "validator": {}}}, "not validator")
-    assert_incorrect(lab.q5, {"staging": ("moderate", "error")}, "should be a dict")
-
-
-def test_staging_not_attempted(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q5, {"staging": ____}, "validators")
-        return
-    assert_not_attempted(lab.q5, {"staging": ____})
+@pytest.mark.parametrize("number", sorted(NOT_ATTEMPTED))
+def test_not_attempted(make_lab, number):
+    lab = make_lab("03")
+    exercise = lab.exercise(number)
+    for namespace in NOT_ATTEMPTED[number]:
+        if number in NEEDS and not lab.backend.supports(NEEDS[number]):
+            assert_unsupported(exercise, namespace, str(NEEDS[number]))
+        else:
+            assert_not_attempted(exercise, namespace)

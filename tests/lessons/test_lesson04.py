@@ -1,12 +1,17 @@
-"""Lab 04's checkers: right, realistic wrong answers, and not attempted, on every backend."""
+"""Lab 04's checkers: answers a learner could write, right and wrong, on every backend.
+
+``RIGHT`` holds correct answers in other idioms than the reference solution; ``WRONG`` holds answers
+that break exactly one requirement of the statement (``tests/support/requirements.py`` runs both).
+"""
 
 import pytest
 from pymongo import IndexModel
 
 from course import ____
-from course.capabilities import Capability
 from course.lessons import lesson04
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, solution as reference_solution
+from tests.lessons import lesson04_answers as a
+from tests.support.requirements import Right, Wrong, check_right, check_wrong
+from tests.support.verdicts import assert_not_attempted, solution as reference_solution
 
 CONSTANTS = {name: getattr(lesson04, name) for name in ("RECENT_REVIEWS", "BUCKET_CAP", "FOLLOWER_THRESHOLD",
                                                          "EXTRA_PAGE")}
@@ -22,324 +27,229 @@ def solution(lab, number):
     return reference_solution(lab, number, names={**CONSTANTS, "IndexModel": IndexModel})
 
 
-def with_(lab, number, **replaced):
-    """The reference solution with some names replaced by wrong versions."""
-    return {**solution(lab, number), **replaced}
-
-
-# 04.1 subset -----------------------------------------------------------------
-def _summary(review):
-    return {"reviewId": review["_id"], "stars": review["stars"], "text": review["text"], "at": review["at"]}
-
-
-def test_subset_right(lab):
-    assert_correct(lab.q1, solution(lab, 1))
-
-
-def test_subset_wrong(lab):
-    def uncapped(db, review):
-        db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
-        db.products.update_one({"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
-                               {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0}}})
-
-    def appended(db, review):
-        db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
-        db.products.update_one({"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
-                               {"$push": {"recentReviews": {"$each": [_summary(review)], "$slice": -10}}})
-
-    def not_idempotent(db, review):
-        db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
-        db.products.update_one({"_id": review["productId"]},
-                               {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0,
-                                                            "$slice": 10}}})
-
-    def product_only(db, review):
-        db.products.update_one({"_id": review["productId"]},
-                               {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0,
-                                                            "$slice": 10}}})
-
-    def plain_insert(db, review):
-        db.reviews.insert_one(review)
-        db.products.update_one({"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
-                               {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0,
-                                                            "$slice": 10}}})
-
-    assert_incorrect(lab.q1, {"add_review": uncapped}, "cap the array at 10")
-    assert_incorrect(lab.q1, {"add_review": appended}, "newest first")
-    assert_incorrect(lab.q1, {"add_review": not_idempotent}, "a retried write must change nothing")
-    assert_incorrect(lab.q1, {"add_review": product_only}, "db.reviews should hold all")
-    assert_incorrect(lab.q1, {"add_review": plain_insert}, "DuplicateKeyError")
-
-
-def test_subset_not_attempted(lab):
-    assert_not_attempted(lab.q1, {"add_review": ____})
-    assert_not_attempted(lab.q1, {"add_review": lambda db, review: ____})
-
-
-# 04.2 extended reference -------------------------------------------------------
-def test_extended_reference_right(lab):
-    assert_correct(lab.q2, solution(lab, 2))
-
-
-def test_extended_reference_wrong(lab):
-    def copies_everything(db, order_id, customer_id, items):
-        customer = db.customers.find_one({"_id": customer_id})
-        db.orders.insert_one({"_id": order_id, "customer": customer, "items": items})
-
-    def id_only(db, order_id, customer_id, items):
-        db.orders.insert_one({"_id": order_id, "customer": {"_id": customer_id}, "items": items})
-
-    def customer_only(db, customer_id, phone):
-        db.orders.create_index("customer._id")
-        db.customers.update_one({"_id": customer_id}, {"$set": {"phone": phone}})
-
-    def first_order_only(db, customer_id, phone):
-        db.orders.create_index("customer._id")
-        db.customers.update_one({"_id": customer_id}, {"$set": {"phone": phone}})
-        db.orders.update_one({"customer._id": customer_id}, {"$set": {"customer.phone": phone}})
-
-    def unindexed(db, customer_id, phone):
-        db.customers.update_one({"_id": customer_id}, {"$set": {"phone": phone}})
-        db.orders.update_many({"customer._id": customer_id}, {"$set": {"customer.phone": phone}})
-
-    assert_incorrect(lab.q2, with_(lab, 2, place_order=copies_everything), "copies email, lastSeenAt, loyaltyPoints")
-    assert_incorrect(lab.q2, with_(lab, 2, place_order=id_only), "should be {_id, name, phone}")
-    assert_incorrect(lab.q2, with_(lab, 2, change_phone=customer_only), "still show the old phone")
-    assert_incorrect(lab.q2, with_(lab, 2, change_phone=first_order_only), "still show the old phone")
-    assert_incorrect(lab.q2, with_(lab, 2, change_phone=unindexed), "index on 'customer._id'")
-
-
-def test_extended_reference_not_attempted(lab):
-    assert_not_attempted(lab.q2, {"place_order": ____, "change_phone": ____})
-    assert_not_attempted(lab.q2, with_(lab, 2, change_phone=lambda db, c, p: ____))
-
-
-# 04.3 computed -----------------------------------------------------------------
-def test_computed_right(lab):
-    assert_correct(lab.q3, solution(lab, 3))
-
-
-def test_computed_wrong(lab):
-    def no_total(db, order):
-        db.orders.insert_one(order)
-        total = sum(i["qty"] * i["unitPrice"] for i in order["items"])
-        db.customers.update_one({"_id": order["customerId"]},
-                                {"$inc": {"stats.orderCount": 1, "stats.totalSpent": total}})
-
-    def count_only(db, order):
-        total = sum(i["qty"] * i["unitPrice"] for i in order["items"])
-        db.orders.insert_one({**order, "total": total})
-        db.customers.update_one({"_id": order["customerId"]}, {"$inc": {"stats.orderCount": 1}})
-
-    def reports_only(db):
-        namespace = solution(lab, 3)
-        drifted = []
-        truth = {r["_id"]: (r["n"], r["s"]) for r in db.orders.aggregate(
-            [{"$group": {"_id": "$customerId", "n": {"$sum": 1}, "s": {"$sum": "$total"}}}])}
-        for customer in db.customers.find():
-            n, s = truth.get(customer["_id"], (0, 0))
-            if customer["stats"] != {"orderCount": n, "totalSpent": s}:
-                drifted.append(customer["_id"])
-        assert namespace  # the reference is not used: this version never fixes
-        return drifted
-
-    def counts_only(db):
-        truth = {r["_id"]: r["n"] for r in db.orders.aggregate([{"$group": {"_id": "$customerId", "n": {"$sum": 1}}}])}
-        drifted = []
-        for customer in db.customers.find():
-            if customer["stats"]["orderCount"] != truth.get(customer["_id"], 0):
-                db.customers.update_one({"_id": customer["_id"]},
-                                        {"$set": {"stats.orderCount": truth.get(customer["_id"], 0)}})
-                drifted.append(customer["_id"])
-        return drifted
-
-    assert_incorrect(lab.q3, with_(lab, 3, record_order=no_total), "should store total")
-    assert_incorrect(lab.q3, with_(lab, 3, record_order=count_only), "orders worth")
-    assert_incorrect(lab.q3, with_(lab, 3, reconcile=reports_only), "customer 3 placed 3 orders")
-    assert_incorrect(lab.q3, with_(lab, 3, reconcile=counts_only), "a wrong $inc")
-
-
-def test_computed_not_attempted(lab):
-    assert_not_attempted(lab.q3, {"record_order": ____, "reconcile": ____})
-
-
-# 04.4 bucket -------------------------------------------------------------------
-def test_bucket_right(lab):
-    assert_correct(lab.q4, solution(lab, 4))
-
-
-def test_bucket_wrong(lab):
-    def uncapped(db, tenant_id, product_id, day, event):
-        incoming = event["qty"] if event["type"] == "IN" else 0
-        db.stock_events.update_one({"tenantId": tenant_id, "productId": product_id, "day": day},
-                                   {"$push": {"events": event},
-                                    "$inc": {"count": 1, "sumIn": incoming, "sumOut": event["qty"] - incoming}},
-                                   upsert=True)
-
-    def no_sums(db, tenant_id, product_id, day, event):
-        db.stock_events.update_one({"tenantId": tenant_id, "productId": product_id, "day": day,
-                                    "count": {"$lt": 50}},
-                                   {"$push": {"events": event}, "$inc": {"count": 1}}, upsert=True)
-
-    def one_per_event(db, tenant_id, product_id, day, event):
-        incoming = event["qty"] if event["type"] == "IN" else 0
-        db.stock_events.insert_one({"tenantId": tenant_id, "productId": product_id, "day": day, "count": 1,
-                                    "events": [event], "sumIn": incoming, "sumOut": event["qty"] - incoming})
-
-    def wrong_index(db):
-        db.stock_events.create_index([("day", 1)])
-
-    assert_incorrect(lab.q4, with_(lab, 4, record_stock_event=uncapped), "never more than 50")
-    assert_incorrect(lab.q4, with_(lab, 4, record_stock_event=no_sums), "$inc them with each event")
-    assert_incorrect(lab.q4, with_(lab, 4, record_stock_event=one_per_event), "fill up in turn")
-    assert_incorrect(lab.q4, with_(lab, 4, create_bucket_index=wrong_index), "starts with tenantId, productId")
-
-
-def test_bucket_not_attempted(lab):
-    assert_not_attempted(lab.q4, {"record_stock_event": ____, "create_bucket_index": ____})
-
-
-# 04.5 outlier ------------------------------------------------------------------
-def test_outlier_right(lab):
-    assert_correct(lab.q5, solution(lab, 5))
-
-
-def test_outlier_wrong(lab):
-    right = solution(lab, 5)
-
-    def embeds_all(db, product_id, user_id):
-        db.products.update_one({"_id": product_id}, {"$push": {"followers": user_id}})
-
-    def off_by_one(db, product_id, user_id):
-        embedded = db.products.update_one({"_id": product_id, "followers.48": {"$exists": False}},
-                                          {"$push": {"followers": user_id}})
-        if embedded.modified_count == 0:
-            db.products.update_one({"_id": product_id}, {"$set": {"hasExtras": True}})
-            db.product_followers_extra.update_one({"productId": product_id, "count": {"$lt": 100}},
-                                                  {"$push": {"followers": user_id}, "$inc": {"count": 1}},
-                                                  upsert=True)
-
-    def embedded_count(db, product_id):
-        return len(db.products.find_one({"_id": product_id}).get("followers", []))
-
-    def always_both(db, product_id):
-        product = db.products.find_one({"_id": product_id})
-        pages = db.product_followers_extra.find({"productId": product_id})
-        return len(product.get("followers", [])) + sum(p["count"] for p in pages)
-
-    assert_incorrect(lab.q5, {**right, "add_follower": embeds_all}, "set hasExtras: true")
-    assert_incorrect(lab.q5, {**right, "add_follower": off_by_one}, "nothing overflows")
-    assert_incorrect(lab.q5, {**right, "follower_count": embedded_count}, "should add both places")
-    assert_incorrect(lab.q5, {**right, "follower_count": always_both}, "check the flag first")
-
-
-def test_outlier_not_attempted(lab):
-    assert_not_attempted(lab.q5, {"add_follower": ____, "follower_count": ____})
-
-
-# 04.6 polymorphic --------------------------------------------------------------
-def test_polymorphic_right(lab):
-    assert_correct(lab.q6, solution(lab, 6))
-
-
-def test_polymorphic_wrong(lab):
-    right = solution(lab, 6)
-
-    def full_index(items):
-        items.create_index([("tenantId", 1), ("name", 1)])
-        items.create_index("specs.isbn")
-
-    def no_shared(items):
-        items.create_indexes([IndexModel([("specs.isbn", 1)], partialFilterExpression={"kind": "book"})])
-
-    loose = {"$jsonSchema": {"bsonType": "object", "required": ["tenantId", "kind", "name", "price"]}}
-    kinds_only = {"$jsonSchema": {"bsonType": "object", "required": ["tenantId", "kind", "name", "price", "specs"],
-                                  "properties": {"kind": {"enum": ["phone", "shirt", "book"]}}}}
-
-    assert_incorrect(lab.q6, {**right, "create_catalog_indexes": no_shared}, "tenantId")
-    if lab.backend.supports(Capability.PARTIAL_INDEXES):
-        assert_incorrect(lab.q6, {**right, "create_catalog_indexes": full_index}, "should be partial")
-    if lab.backend.supports(Capability.VALIDATORS):
-        assert_incorrect(lab.q6, {**right, "catalog_validator": loose}, "the validator accepted")
-        assert_incorrect(lab.q6, {**right, "catalog_validator": kinds_only}, "a phone without ramGb")
-        assert_incorrect(lab.q6, {**right, "catalog_validator": [loose]}, "should be a dict")
-    else:
-        result = assert_correct_where_checked(lab, right)
-        assert "needs" in result.message
-
-
-def assert_correct_where_checked(lab, namespace):
-    """On a backend lacking validators and partial indexes, only the shared index gets a verdict."""
-    result = lab.q6.evaluate(namespace, include_hidden=True)
-    assert result.status.value == "correct", result
-    unchecked = [o for o in result.outcomes if o.status.value == "unsupported"]
-    assert len(unchecked) == 3 and all("needs" in o.message for o in unchecked)
-    return result
-
-
-def test_polymorphic_not_attempted(lab):
-    assert_not_attempted(lab.q6, {"create_catalog_indexes": ____, "catalog_validator": ____})
-
-
-# 04.7 schema versioning --------------------------------------------------------
-def test_versioning_right(lab):
-    assert_correct(lab.q7, solution(lab, 7))
-
-
-def test_versioning_wrong(lab):
-    right = solution(lab, 7)
-
-    def v2_only_query(orders, phone):
-        return list(orders.find({"customer.phones": phone}).sort("_id", 1))
-
-    def unsorted(orders, phone):
-        return list(orders.find({"$or": [{"customer.phone": phone}, {"customer.phones": phone}]}).sort("_id", -1))
-
-    def v1_crash(order):
-        if order.get("schemaVersion", 1) == 1:
-            return [order["customer"]["phone"]]
-        return order["customer"]["phones"]
-
-    def guesses(order):
-        if "phones" in order["customer"]:
-            return order["customer"]["phones"]
-        phone = order["customer"].get("phone")
-        return [phone] if phone else []
-
-    assert_incorrect(lab.q7, {**right, "find_by_phone": v2_only_query}, "misses the v1 order 2")
-    assert_incorrect(lab.q7, {**right, "find_by_phone": unsorted}, "should give orders [2, 9]")
-    assert_incorrect(lab.q7, {**right, "phones_of": v1_crash}, "KeyError")
-    assert_incorrect(lab.q7, {**right, "phones_of": guesses}, "should raise ValueError")
-
-
-def test_versioning_not_attempted(lab):
-    assert_not_attempted(lab.q7, {"phones_of": ____, "find_by_phone": ____})
-
-
-# 04.8 self-check ---------------------------------------------------------------
-def test_self_check_right(lab):
-    assert_correct(lab.q8, solution(lab, 8))
-
-
-def test_self_check_wrong(lab):
-    right = solution(lab, 8)["self_check"]
-    assert_incorrect(lab.q8, {"self_check": {**right, "projection_shrinks_working_set": "yes"}},
-                     "projection_shrinks_working_set")
-    assert_incorrect(lab.q8, {"self_check": {**right, "outliers_at_40_percent": "outlier"}},
-                     "no longer an exception")
-    assert_incorrect(lab.q8, {"self_check": {**right, "lazy_migration_phone_search": "maybe"}}, "should be one of")
-    assert_incorrect(lab.q8, {"self_check": {k: v for k, v in right.items() if k != "outliers_at_40_percent"}},
-                     "needs the key")
-    assert_incorrect(lab.q8, {"self_check": ["no"]}, "should be a dict")
-
-
-def test_self_check_not_attempted(lab):
-    assert_not_attempted(lab.q8, {"self_check": ____})
-
-
-def test_partial_index_unsupported_where_lacking(lab):
-    if lab.backend.supports(Capability.PARTIAL_INDEXES):
-        pytest.skip("this backend checks the partial index of 04.6")
-    # mongomock: the verdict comes from the parts it can check; the partial index says what it needs
-    result = lab.q6.evaluate(solution(lab, 6), include_hidden=True)
-    assert any("needs partial indexes" in o.message for o in result.outcomes)
+def swap(number, **replaced):
+    """Answers: the reference solution of exercise 04.``number`` with some names replaced."""
+    return lambda lab: {**solution(lab, number), **replaced}
+
+
+RIGHT = [
+    Right("04.1", "find_one_and_update and a one-operation bulk_write, $not/$elemMatch guard",
+          {"add_review": a.review_find_one_and_update}),
+    Right("04.1", "replace_one upsert, $sort on at instead of $position", {"add_review": a.review_replace_and_sort}),
+    Right("04.1", "insert_one catching DuplicateKeyError on a retry", {"add_review": a.review_catch_duplicate}),
+    Right("04.2", "projection, IndexModel with a name, bulk_write",
+          swap(2, place_order=a.order_projection, create_copy_index=a.index_model, change_phone=a.phone_bulk)),
+    Right("04.2", "dict comprehension, dict index keys, find_one_and_update",
+          swap(2, place_order=a.order_comprehension, create_copy_index=a.index_dict,
+                    change_phone=a.phone_find_one_and_update)),
+    Right("04.2", "aggregate $project, compound index led by customer._id, only changed copies",
+          swap(2, place_order=a.order_aggregate, create_copy_index=a.index_compound,
+                    change_phone=a.phone_only_changed)),
+    Right("04.2", "IndexModel with dict keys", swap(2, create_copy_index=a.copy_index_model_dict)),
+    Right("04.3", "one-operation bulk_write; reconcile fixes with bulk_write", {"record_order": a.record_bulk,
+                                                                                "reconcile": a.reconcile_bulk}),
+    Right("04.3", "find_one_and_update; reconcile counts in Python",
+          {"record_order": a.record_find_one_and_update, "reconcile": a.reconcile_python}),
+    Right("04.3", "reconcile aggregates per customer", swap(3, reconcile=a.reconcile_per_customer)),
+    Right("04.4", "find_one_and_update upsert, dict index keys",
+          {"record_stock_event": a.stock_find_one_and_update, "create_bucket_index": a.bucket_index_dict}),
+    Right("04.4", "one-operation bulk_write, IndexModel with count and a name",
+          {"record_stock_event": a.stock_bulk, "create_bucket_index": a.bucket_index_model}),
+    Right("04.4", "filter fields in another order, index fields in another order",
+          {"record_stock_event": a.stock_update_one, "create_bucket_index": a.bucket_index_other_order}),
+    Right("04.4", "get_collection", swap(4, record_stock_event=a.stock_get_collection)),
+    Right("04.5", "find_one_and_update, bulk_write page, count by aggregate",
+          {"add_follower": a.follow_find_one_and_update, "follower_count": a.count_aggregate}),
+    Right("04.5", "$addToSet and matched_count, count page lengths",
+          {"add_follower": a.follow_matched, "follower_count": a.count_lengths}),
+    Right("04.5", "reference add_follower, count by aggregate", swap(5, follower_count=a.count_aggregate)),
+    Right("04.5", "$expr/$size guard, db[name] for the pages", swap(5, add_follower=a.follow_expr)),
+    Right("04.6", "create_indexes with names, {'kind': {'$eq': 'book'}}, validator by hand with int or long",
+          {"create_catalog_indexes": a.catalog_models, "catalog_validator": a.BY_HAND}),
+    Right("04.6", "dict index keys, anyOf branches that also require kind and specs",
+          lambda lab: {**solution(lab, 6), "create_catalog_indexes": a.catalog_dict_keys,
+                       "catalog_validator": a.REQUIRED_PER_BRANCH}),
+    Right("04.6", "a longer search index and a descending ISBN index",
+          swap(6, create_catalog_indexes=a.catalog_descending_isbn)),
+    Right("04.6", "create_index with partialFilterExpression=",
+          swap(6, create_catalog_indexes=a.catalog_create_index_camel_case)),
+    Right("04.7", "match statement; aggregate", {"phones_of": a.phones_match, "find_by_phone": a.by_phone_aggregate}),
+    Right("04.7", "table of readers; a cursor with $eq and $elemMatch",
+          {"phones_of": a.phones_table, "find_by_phone": a.by_phone_cursor}),
+    Right("04.7", "explicit version check; two queries merged", {"phones_of": a.phones_explicit,
+                                                                 "find_by_phone": a.by_phone_two_queries}),
+    Right("04.7", "a generator of documents", swap(7, find_by_phone=a.by_phone_generator)),
+    Right("04.8", "a dict literal", {"self_check": dict(a.SELF_CHECK)}),
+    Right("04.8", "dict() with keywords", {"self_check": dict(**a.SELF_CHECK)}),
+    Right("04.8", "built from pairs, other key order", {"self_check": dict(reversed(list(a.SELF_CHECK.items())))}),
+]
+
+WRONG = [
+    # 04.1
+    Wrong("04.1", "reviews", "keeps the summary only in the product", {"add_review": a.review_product_only},
+          "db.reviews"),
+    Wrong("04.1", "reviews", "stores the summary, not the whole review", {"add_review": a.review_summary_stored},
+          "productId"),
+    Wrong("04.1", "cap", "never cuts the array", {"add_review": a.review_uncapped}, "10"),
+    Wrong("04.1", "cap", "keeps 11", {"add_review": a.review_keeps_eleven}, "10"),
+    Wrong("04.1", "order", "appends, oldest first", {"add_review": a.review_appended}, "newest first"),
+    Wrong("04.1", "summary", "copies the whole review into the product", {"add_review": a.review_whole_copy},
+          "productId"),
+    Wrong("04.1", "summary", "names the id _id instead of reviewId", {"add_review": a.review_id_key}, "reviewId"),
+    Wrong("04.1", "retry", "a retry pushes the summary again", {"add_review": a.review_unguarded}, "twice"),
+    Wrong("04.1", "retry", "insert_one fails on a retry", {"add_review": a.review_plain_insert}, "DuplicateKeyError"),
+    Wrong("04.1", "retry", "a retry after a half-done call does nothing", {"add_review": a.review_skips_known},
+          "retry"),
+    # 04.2
+    Wrong("04.2", "order", "keeps the items under another name", swap(2, place_order=a.order_lines_renamed),
+          "items"),
+    Wrong("04.2", "copy", "embeds the whole profile", swap(2, place_order=a.order_whole_profile), "email"),
+    Wrong("04.2", "copy", "copies the email too", swap(2, place_order=a.order_with_email), "email"),
+    Wrong("04.2", "copy", "embeds only the _id", swap(2, place_order=a.order_id_only), "name"),
+    Wrong("04.2", "copy", "the customer's _id outside the copy", swap(2, place_order=a.order_top_level_id),
+          "customer._id"),
+    Wrong("04.2", "sync", "changes the profile only", swap(2, change_phone=a.phone_profile_only), "old phone"),
+    Wrong("04.2", "sync", "changes one order only", swap(2, change_phone=a.phone_first_order), "old phone"),
+    Wrong("04.2", "sync", "finds the copies by the old phone number", swap(2, change_phone=a.phone_by_old_number),
+          "another customer"),
+    Wrong("04.2", "repeat", "a repeat pushes to a history", swap(2, change_phone=a.phone_history), "second"),
+    Wrong("04.2", "repeat", "a repeat counts again", swap(2, change_phone=a.phone_counts_changes), "second"),
+    Wrong("04.2", "index", "no index", swap(2, create_copy_index=a.index_none), "customer._id"),
+    Wrong("04.2", "index", "an index on another field", swap(2, create_copy_index=a.index_wrong_field),
+          "customer._id"),
+    Wrong("04.2", "index", "customer._id second in the index", swap(2, create_copy_index=a.index_customer_second),
+          "customer._id"),
+    # 04.3
+    Wrong("04.3", "total", "no total stored", swap(3, record_order=a.record_no_total), "total"),
+    Wrong("04.3", "total", "a float total", swap(3, record_order=a.record_float_total), "integer"),
+    Wrong("04.3", "total", "ignores the quantities", swap(3, record_order=a.record_ignores_qty), "total"),
+    Wrong("04.3", "stats", "counts orders, not spend", swap(3, record_order=a.record_count_only), "totalSpent"),
+    Wrong("04.3", "increment", "reads the stats and writes them back", swap(3, record_order=a.record_read_modify_write),
+          "at once"),
+    Wrong("04.3", "fix", "reports without fixing", swap(3, reconcile=a.reconcile_reports_only), "$set"),
+    Wrong("04.3", "fix", "fixes the count only", swap(3, reconcile=a.reconcile_counts_only), "totalSpent"),
+    Wrong("04.3", "fix", "skips customers without orders",
+          swap(3, reconcile=a.reconcile_skips_customers_without_orders), "without orders", also=("report",)),
+    Wrong("04.3", "report", "returns a set", swap(3, reconcile=a.reconcile_returns_set), "list"),
+    Wrong("04.3", "report", "sorted the wrong way", swap(3, reconcile=a.reconcile_newest_first), "sorted"),
+    Wrong("04.3", "report", "None when nothing drifted", swap(3, reconcile=a.reconcile_none_when_clean), "[]"),
+    # 04.4
+    Wrong("04.4", "cap", "never opens a new bucket", swap(4, record_stock_event=a.stock_uncapped), "50"),
+    Wrong("04.4", "cap", "51 events per bucket", swap(4, record_stock_event=a.stock_fifty_one), "50"),
+    Wrong("04.4", "sums", "no sums", swap(4, record_stock_event=a.stock_no_sums), "sumIn"),
+    Wrong("04.4", "sums", "counts every quantity as incoming", swap(4, record_stock_event=a.stock_everything_in),
+          "sumOut"),
+    Wrong("04.4", "bucket", "one document per event", swap(4, record_stock_event=a.stock_one_per_event), "bucket"),
+    Wrong("04.4", "bucket", "mixes tenants in one bucket", swap(4, record_stock_event=a.stock_ignores_tenant),
+          "tenant"),
+    Wrong("04.4", "concurrent", "finds the open bucket, then pushes",
+          swap(4, record_stock_event=a.stock_read_then_push),
+          "at once"),
+    Wrong("04.4", "index", "an index on day", swap(4, create_bucket_index=a.bucket_index_day), "tenantId"),
+    Wrong("04.4", "index", "an index without day", swap(4, create_bucket_index=a.bucket_index_without_day), "day"),
+    # 04.5
+    Wrong("04.5", "embed", "embeds newest first", swap(5, add_follower=a.follow_newest_first), "order"),
+    Wrong("04.5", "embed", "never overflows", swap(5, add_follower=a.follow_embeds_all), "50",
+          also=("flag", "pages")),
+    Wrong("04.5", "embed", "embeds 49", swap(5, add_follower=a.follow_forty_nine), "50", also=("flag",)),
+    Wrong("04.5", "embed", "embeds 51", swap(5, add_follower=a.follow_fifty_one), "50", also=("flag", "pages")),
+    Wrong("04.5", "flag", "never sets hasExtras", swap(5, add_follower=a.follow_no_flag), "hasExtras"),
+    Wrong("04.5", "flag", "sets hasExtras at exactly 50", swap(5, add_follower=a.follow_flags_when_full), "hasExtras"),
+    Wrong("04.5", "pages", "one unbounded overflow document", swap(5, add_follower=a.follow_unpaged), "100"),
+    Wrong("04.5", "pages", "pages of 101", swap(5, add_follower=a.follow_pages_of_101), "100"),
+    Wrong("04.5", "pages", "pages without count", swap(5, add_follower=a.follow_pages_without_count), "count"),
+    Wrong("04.5", "concurrent", "reads the product, then pushes", swap(5, add_follower=a.follow_read_then_push),
+          "at once"),
+    Wrong("04.5", "count", "counts the embedded followers only", swap(5, follower_count=a.count_embedded_only),
+          "both"),
+    Wrong("04.5", "count", "counts pages, not followers", swap(5, follower_count=a.count_pages), "count"),
+    Wrong("04.5", "flag_read", "reads the overflow without looking at the flag",
+          swap(5, follower_count=a.count_always_both), "flag"),
+    # 04.6
+    Wrong("04.6", "partial_index", "the ISBN index holds every item",
+          swap(6, create_catalog_indexes=a.catalog_full_isbn),
+          "partial"),
+    Wrong("04.6", "partial_index", "the partial index holds phones",
+          swap(6, create_catalog_indexes=a.catalog_phone_partial),
+          "book"),
+    Wrong("04.6", "search_index", "no search index", swap(6, create_catalog_indexes=a.catalog_no_search), "tenantId"),
+    Wrong("04.6", "search_index", "name before tenantId", swap(6, create_catalog_indexes=a.catalog_reversed_search),
+          "tenantId"),
+    Wrong("04.6", "accepts", "ramGb must be a long", swap(6, catalog_validator=a.schema_with(
+        phone_type="long")), "refused a valid phone"),
+    Wrong("04.6", "required", "specs not required", swap(6, catalog_validator=a.schema_with(
+        required=("tenantId", "kind", "name", "price"))), "specs"),
+    Wrong("04.6", "required", "price not required", swap(6, catalog_validator=a.schema_with(
+        required=("tenantId", "kind", "name", "specs"))), "price"),
+    Wrong("04.6", "phone", "a phone's ramGb may be any number", swap(6, catalog_validator=a.schema_with(
+        phone_type="number")), "ramGb"),
+    Wrong("04.6", "phone", "a phone needs only ramGb", swap(6, catalog_validator=a.schema_with(phone=("ramGb",))),
+          "storageGb"),
+    Wrong("04.6", "shirt", "a shirt's sizes may be a string", swap(6, catalog_validator=a.schema_with(
+        sizes_type=["array", "string"])), "sizes"),
+    Wrong("04.6", "book", "a book needs no isbn", swap(6, catalog_validator=a.schema_with(isbn_required=False)),
+          "isbn"),
+    Wrong("04.6", "other_kind", "a catch-all branch for other kinds", swap(6, catalog_validator=a.schema_with(
+        fallback=True)), "kind"),
+    Wrong("04.6", "other_kind", "branches that never look at kind", swap(6, catalog_validator=a.UNPINNED),
+          "toaster", also=("phone",)),
+    # 04.7
+    Wrong("04.7", "v1", "KeyError on a v1 order without a phone", swap(7, phones_of=a.phones_v1_crash), "KeyError"),
+    Wrong("04.7", "v1", "a v1 phone as a string", swap(7, phones_of=a.phones_v1_string), "list"),
+    Wrong("04.7", "v1", "refuses schemaVersion 1 written out", swap(7, phones_of=a.phones_missing_means_v1_only),
+          "schemaVersion 1"),
+    Wrong("04.7", "v2", "only the first v2 phone", swap(7, phones_of=a.phones_v2_first), "phones"),
+    Wrong("04.7", "unknown", "guesses from the fields", swap(7, phones_of=a.phones_guesses), "ValueError"),
+    Wrong("04.7", "unknown", "KeyError for an unknown version", swap(7, phones_of=a.phones_key_error), "ValueError"),
+    Wrong("04.7", "query", "queries customer.phones only", swap(7, find_by_phone=a.by_phone_v2_only), "v1"),
+    Wrong("04.7", "query", "queries customer.phone only", swap(7, find_by_phone=a.by_phone_v1_only), "v2"),
+    Wrong("04.7", "query", "returns ids, not orders", swap(7, find_by_phone=a.by_phone_ids), "order"),
+    Wrong("04.7", "order", "sorted newest first", swap(7, find_by_phone=a.by_phone_descending), "_id"),
+    # 04.8
+    Wrong("04.8", "working_set", "a projection shrinks the working set",
+          a.self_check_with(projection_shrinks_working_set="yes"), "projection_shrinks_working_set"),
+    Wrong("04.8", "checkpoint", "an $inc writes 4 bytes", a.self_check_with(inc_on_10mb_document_rewrites="4 bytes"),
+          "inc_on_10mb_document_rewrites"),
+    Wrong("04.8", "outliers", "outlier at 40%", a.self_check_with(outliers_at_40_percent="outlier"),
+          "outliers_at_40_percent"),
+    Wrong("04.8", "lazy", "a lazy migration finds everything",
+          a.self_check_with(lazy_migration_phone_search="finds everything"), "lazy_migration_phone_search"),
+    Wrong("04.8", "lazy", "an answer that is not a choice", a.self_check_with(lazy_migration_phone_search="maybe"),
+          "one of"),
+    Wrong("04.8", "outliers", "a key missing",
+          {"self_check": {k: v for k, v in a.SELF_CHECK.items() if k != "outliers_at_40_percent"}},
+          "outliers_at_40_percent"),
+]
+
+
+@pytest.mark.parametrize("case", WRONG, ids=str)
+def test_wrong(make_lab, case):
+    check_wrong(make_lab, case)
+
+
+@pytest.mark.parametrize("case", RIGHT, ids=str)
+def test_right(make_lab, case):
+    check_right(make_lab, case)
+
+
+@pytest.mark.parametrize("number", range(1, 9))
+def test_reference_solution(make_lab, number):
+    check_right(make_lab, Right(f"04.{number}", "reference solution", lambda lab: solution(lab, number)))
+
+
+NOT_ATTEMPTED = {
+    1: [{"add_review": ____}, {"add_review": lambda db, review: ____}],
+    2: [{"place_order": ____, "create_copy_index": ____, "change_phone": ____}],
+    3: [{"record_order": ____, "reconcile": ____}],
+    4: [{"record_stock_event": ____, "create_bucket_index": ____}],
+    5: [{"add_follower": ____, "follower_count": ____}],
+    6: [{"create_catalog_indexes": ____, "catalog_validator": ____}],
+    7: [{"phones_of": ____, "find_by_phone": ____}],
+    8: [{"self_check": ____}],
+}
+
+
+@pytest.mark.parametrize("number", range(1, 9))
+def test_not_attempted(lab, number):
+    for answers in NOT_ATTEMPTED[number]:
+        assert_not_attempted(lab.exercise(number), answers)

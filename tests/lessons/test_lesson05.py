@@ -1,19 +1,15 @@
-"""Lab 05's checkers: right, realistic wrong answers, and not attempted, on every backend."""
+"""Lab 05's checkers: right answers in other idioms, wrong answers per requirement, not attempted."""
 
 import pytest
 
 from course import ____
 from course.capabilities import Capability
-from course.migration_audit import group_census
-from course.migration_sim import new_field_lookup, v2_only_reader
-from tests.support.verdicts import assert_correct, assert_incorrect, assert_not_attempted, assert_unsupported, solution as reference_solution
+from tests.lessons import lesson05_answers as a
+from tests.support.requirements import Right, Wrong, check_right, check_wrong
+from tests.support.verdicts import assert_not_attempted, assert_unsupported
+from tests.support.verdicts import solution as reference_solution
 
 PRELUDE = "import time\nfrom tqdm.auto import tqdm\n"
-
-
-@pytest.fixture
-def lab(make_lab):
-    return make_lab("05")
 
 
 def solution(lab, *numbers):
@@ -21,292 +17,205 @@ def solution(lab, *numbers):
     return reference_solution(lab, *numbers, prelude=PRELUDE)
 
 
-# 05.1 ----------------------------------------------------------------------
-def test_audit_right(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        assert_unsupported(lab.q1, solution(lab, 1), "$type queries")
-        return
-    assert_correct(lab.q1, solution(lab, 1))
+def with_to_v2(make):
+    """Answers to 05.4: the reference to_v2 of 05.2 and a batch job built on it."""
+    def answers(lab):
+        right = solution(lab, 2)
+        return {**right, "migrate_in_batches": make(right["to_v2"])}
+    return answers
 
 
-def test_audit_wrong(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        pytest.skip("no verdict without $type queries")
-
-    def python_types(orders):
-        census = {}
-        for doc in orders.find({}):
-            customer = doc["customer"]
-            key = (doc.get("schemaVersion", 1),
-                   "string" if "phone" in customer else "missing",
-                   "array" if "phones" in customer else "missing",
-                   type(doc["views"]).__name__)
-            census[key] = census.get(key, 0) + 1
-        return census
-
-    def no_version(orders):
-        rows = orders.aggregate([{"$group": {"_id": {"views": {"$type": "$views"}}, "n": {"$sum": 1}}}])
-        return {(row["_id"]["views"],): row["n"] for row in rows}
-
-    def v2_as_missing_version(orders):
-        census = solution(lab, 1)["audit"](orders)
-        return {(None if k[0] == 1 else k[0],) + k[1:]: n for k, n in census.items()}
-
-    assert_incorrect(lab.q1, {"audit": python_types}, "no long counter")
-    assert_incorrect(lab.q1, {"audit": no_version}, "should be a tuple")
-    assert_incorrect(lab.q1, {"audit": v2_as_missing_version}, "is version 1")
-    assert_incorrect(lab.q1, {"audit": lambda orders: [1, 2]}, "should be a dict")
-    if lab.backend.name.startswith("mongoeco"):
-        # the one-pipeline $group census: right on a server, but this engine reports the small long as int
-        assert_incorrect(lab.q1, {"audit": lambda orders: group_census(orders)},
-                         "two counters are longs", "your census reports 1")
+def with_readers(**names):
+    """Answers to 05.3: the reference readers with some of them replaced."""
+    return lambda lab: {**solution(lab, 3), **names}
 
 
-def test_audit_not_attempted(lab):
-    if not lab.backend.supports(Capability.TYPE_QUERIES):
-        assert_unsupported(lab.q1, {"audit": ____}, "$type queries")
-        return
-    assert_not_attempted(lab.q1, {"audit": ____})
-    assert_not_attempted(lab.q1, {"audit": lambda orders: ____})
+def with_stages(**names):
+    """Answers to 05.6: the reference validator and stages with some of them replaced."""
+    return lambda lab: {**solution(lab, 6), **names}
 
 
-# 05.2 ----------------------------------------------------------------------
-def test_migrate_order_right(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        assert_unsupported(lab.q2, solution(lab, 2), "pipeline updates")
-        return
-    assert_correct(lab.q2, solution(lab, 2))
+def readers(upgrade, read_order, find_by_phone):
+    """A full answer to 05.3."""
+    return {"upgrade": upgrade, "read_order": read_order, "find_by_phone": find_by_phone}
 
 
-def test_migrate_order_wrong(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        pytest.skip("no verdict without pipeline updates")
-    right = solution(lab, 2)
-    seed_pipeline = [{"$set": {"schemaVersion": 2, "customer.phones": ["$customer.phone"]}},
-                     {"$unset": "customer.phone"}]
+RIGHT = [
+    Right("05.1", "$project, Counter and distinct() for the longs", {"audit": a.audit_counter}),
+    Right("05.1", "Python classification helper and two $type queries", {"audit": a.audit_python_helper}),
+    Right("05.1", "two $group pipelines split by a $type $match", {"audit": a.audit_two_pipelines}),
+    Right("05.1", "the one-pipeline $group census, as on a server", {"audit": a.audit_group}),
+    Right("05.2", "find_one_and_update, $ifNull pipeline in three stages",
+          {"to_v2": a.TO_V2_IFNULL, "migrate_order": a.migrate_order_fam}),
+    Right("05.2", "single-operation bulk_write, $switch, schemaVersion: None",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_bulk}),
+    Right("05.2", "update_many on one _id through a filter helper",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_many}),
+    Right("05.3", "deepcopy upgrade, find_one shorthand, aggregate returned as a map",
+          readers(a.upgrade_deepcopy, a.read_order_by_value, a.find_by_phone_aggregate)),
+    Right("05.3", "rebuilt dict, cursor with limit(1), two queries merged old field first",
+          readers(a.upgrade_rebuild, a.read_order_loop, a.find_by_phone_two_queries)),
+    Right("05.3", "generator lookup with $in, upgrade that does not take None",
+          readers(a.upgrade_no_none, a.read_order_loop, a.find_by_phone_generator)),
+    Right("05.4", "walks _id ranges, resumable from the last _id", with_to_v2(a.make_batch_by_id_ranges)),
+    Right("05.4", "version filter and _id > last, updated by _id bounds", with_to_v2(a.make_batch_range_bounds)),
+    Right("05.4", "bulk_write of one UpdateMany per batch, helper function", with_to_v2(a.make_batch_bulk)),
+    Right("05.5", "aggregation with $expr, $ifNull and $arrayElemAt", {"disagreements": a.disagreements_aggregate}),
+    Right("05.5", "projection as a list, Python helper, sorted()", {"disagreements": a.disagreements_python}),
+    Right("05.5", "sort as a list of pairs, list comprehension", {"disagreements": a.disagreements_sorted_cursor}),
+    Right("05.6", "bsonType with minimum/maximum, items typed, stages as lists",
+          {"v2_validator": a.VALIDATOR_RANGE, "stages": [list(s) for s in a.STAGES]}),
+    Right("05.6", "query operators beside $jsonSchema", {"v2_validator": a.VALIDATOR_WITH_QUERY, "stages": a.STAGES}),
+    Right("05.6", "number with an enum, stages as a tuple",
+          {"v2_validator": a.VALIDATOR_NUMBER_ENUM, "stages": tuple(a.STAGES)}),
+    Right("05.6", "errorAndLog where error is asked (MongoDB 8.1)",
+          {"v2_validator": a.VALIDATOR_RANGE,
+           "stages": [("moderate", "warn"), ("moderate", "errorAndLog"), ("strict", "errorAndLog")]}),
+]
 
-    def no_version_filter(orders, order_id):
-        return orders.update_one({"_id": order_id}, right["to_v2"]).modified_count
-
-    def null_for_no_phone(orders, order_id):
-        query = {"_id": order_id, "schemaVersion": {"$exists": False}}
-        return orders.update_one(query, seed_pipeline).modified_count
-
-    def two_steps(orders, order_id):
-        query = {"_id": order_id, "schemaVersion": {"$exists": False}}
-        doc = orders.find_one(query)
-        if doc is None:
-            return 0
-        phone = doc["customer"].get("phone")
-        orders.update_one(query, {"$set": {"customer.phones": [] if phone is None else [phone]}})
-        orders.update_one({"_id": order_id}, {"$set": {"schemaVersion": 2}, "$unset": {"customer.phone": ""}})
-        return 1
-
-    def returns_bool(orders, order_id):
-        return right["migrate_order"](orders, order_id) == 1
-
-    assert_incorrect(lab.q2, {**right, "migrate_order": no_version_filter}, "a second run changed order 1")
-    assert_incorrect(lab.q2, {"to_v2": seed_pipeline, "migrate_order": null_for_no_phone}, "has no phone")
-    assert_incorrect(lab.q2, {**right, "migrate_order": two_steps}, "took 4 writes")
-    assert_incorrect(lab.q2, {**right, "migrate_order": returns_bool}, "number of documents")
-
-
-def test_migrate_order_not_attempted(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        assert_unsupported(lab.q2, {"to_v2": ____, "migrate_order": ____}, "pipeline updates")
-        return
-    right = solution(lab, 2)
-    assert_not_attempted(lab.q2, {"to_v2": ____, "migrate_order": ____})
-    assert_not_attempted(lab.q2, {**right, "migrate_order": lambda orders, order_id: ____})
-
-
-# 05.3 ----------------------------------------------------------------------
-def test_readers_right(lab):
-    assert_correct(lab.q3, solution(lab, 3))
-
-
-def test_readers_wrong(lab):
-    right = solution(lab, 3)
-
-    def upgrade_without_empty_list(orders, order_id):
-        doc = orders.find_one({"_id": order_id})
-        if doc is None or doc.get("schemaVersion") == 2:
-            return doc
-        customer = dict(doc["customer"])
-        customer["phones"] = [customer.pop("phone", None)]
-        return {**doc, "schemaVersion": 2, "customer": customer}
-
-    def migrates_on_read(orders, order_id):
-        orders.update_one({"_id": order_id, "schemaVersion": {"$exists": False}}, {"$set": {"seen": True}})
-        return right["read_order"](orders, order_id)
-
-    def raw_v1_lookup(orders, phone):
-        return list(orders.find({"$or": [{"customer.phone": phone}, {"customer.phones": phone}]}))
-
-    assert_incorrect(lab.q3, {**right, "read_order": v2_only_reader}, "customer.phones")
-    assert_incorrect(lab.q3, {**right, "find_by_phone": new_field_lookup}, "versions 1 and 2")
-    assert_incorrect(lab.q3, {**right, "read_order": upgrade_without_empty_list}, "[None]")
-    assert_incorrect(lab.q3, {**right, "read_order": migrates_on_read}, "reading wrote to the database")
-    assert_incorrect(lab.q3, {**right, "find_by_phone": raw_v1_lookup}, "reads went wrong", "wrong shape")
-
-
-def test_readers_not_attempted(lab):
-    right = solution(lab, 3)
-    assert_not_attempted(lab.q3, {"read_order": ____, "find_by_phone": ____})
-    assert_not_attempted(lab.q3, {**right, "find_by_phone": lambda orders, phone: ____})
-
-
-# 05.4 ----------------------------------------------------------------------
-def test_batch_right(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        assert_unsupported(lab.q4, solution(lab, 2, 4), "pipeline updates")
-        return
-    assert_correct(lab.q4, solution(lab, 2, 4))
-
-
-def test_batch_wrong(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        pytest.skip("no verdict without pipeline updates")
-    right = solution(lab, 2, 4)
-    to_v2 = right["to_v2"]
-
-    def not_idempotent(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        ids = [d["_id"] for d in orders.find({}, {"_id": 1}).sort("_id", 1)]
-        for start in range(0, len(ids), batch_size):
-            orders.update_many({"_id": {"$in": ids[start:start + batch_size]}}, to_v2)
-            log("batch")
-            sleep(pause)
-        return len(ids)
-
-    def null_phones(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        old = {"schemaVersion": {"$exists": False}}
-        pipeline = [{"$set": {"schemaVersion": 2, "customer.phones": ["$customer.phone"]}},
-                    {"$unset": "customer.phone"}]
-        moved = 0
-        while ids := [d["_id"] for d in orders.find(old, {"_id": 1}).limit(batch_size)]:
-            moved += orders.update_many({"_id": {"$in": ids}, **old}, pipeline).modified_count
-            log("batch")
-            sleep(pause)
-        return moved
-
-    def by_position(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        total = orders.count_documents({})
-        for skip in range(0, total, batch_size):
-            ids = [d["_id"] for d in orders.find({}, {"_id": 1}).sort("_id", 1).skip(skip).limit(batch_size)]
-            orders.update_many({"_id": {"$in": ids}}, to_v2)
-            log("batch")
-            sleep(pause)
-        return total
-
-    def all_at_once(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        result = orders.update_many({"schemaVersion": {"$exists": False}}, to_v2)
-        log("done")
-        return result.modified_count
-
-    def swallows_interruption(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        try:
-            return right["migrate_in_batches"](orders, batch_size, pause, sleep, log)
-        except Exception:
-            return 0
-
-    def snapshot_of_ids(orders, batch_size=50, pause=0.05, sleep=None, log=print):
-        old = {"schemaVersion": {"$exists": False}}
-        ids = [d["_id"] for d in orders.find(old, {"_id": 1})]
-        for start in range(0, len(ids), batch_size):
-            orders.update_many({"_id": {"$in": ids[start:start + batch_size]}, **old}, to_v2)
-            log("batch")
-            sleep(pause)
-        return len(ids)
-
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": not_idempotent}, "should be", "'phones': []}")
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": null_phones}, "[None]")
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": by_position}, "reported")
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": all_at_once}, "log one line per batch")
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": swallows_interruption}, "returned normally")
-    assert_incorrect(lab.q4, {**right, "migrate_in_batches": snapshot_of_ids}, "still version 1")
+WRONG = [
+    # 05.1: the audit
+    Wrong("05.1", "longs", "decides long by the value, so Int64(12) counts as int", {"audit": a.audit_long_by_value},
+          "long"),
+    Wrong("05.1", "version", "version 1 reported as None", {"audit": a.audit_version_none}, "version 1"),
+    Wrong("05.1", "types", "Python's type names", {"audit": a.audit_python_type_names}, "string"),
+    Wrong("05.1", "form", "a list of (shape, count) pairs", {"audit": a.audit_pairs}, "dict"),
+    Wrong("05.1", "counts", "audits only the version 1 orders", {"audit": a.audit_legacy_only}, "orders"),
+    # 05.2: migrate one order on write
+    Wrong("05.2", "shape", "keeps customer.phone",
+          {"to_v2": a.TO_V2_KEEPS_PHONE, "migrate_order": a.make_migrate_order(a.TO_V2_KEEPS_PHONE)},
+          "customer.phone"),
+    Wrong("05.2", "shape", "replaces the whole customer, losing the name",
+          {"to_v2": a.TO_V2_REPLACES_CUSTOMER, "migrate_order": a.make_migrate_order(a.TO_V2_REPLACES_CUSTOMER)},
+          "is missing"),
+    Wrong("05.2", "no_phone", "[null] for an order without a phone",
+          {"to_v2": a.TO_V2_NULL, "migrate_order": a.make_migrate_order(a.TO_V2_NULL)}, "[]"),
+    Wrong("05.2", "only_v1", "no version filter: a version 2 order is overwritten",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.make_migrate_order(a.TO_V2_SWITCH, version_filter=False)},
+          "version 2"),
+    Wrong("05.2", "count", "returns True/False", {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_bool},
+          "int"),
+    Wrong("05.2", "count", "returns 1 even when nothing changed",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_always_one}, "0"),
+    Wrong("05.2", "only_v1", "upserts: creates missing orders, and a second run inserts again",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_upserts}, "do not upsert", also=("count",)),
+    Wrong("05.2", "one_update", "reads the phone, then writes it: a concurrent change is lost",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_read_then_write}, "read"),
+    Wrong("05.2", "one_update", "two updates: half version 1, half version 2 in between",
+          {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_two_updates}, "one update"),
+    # 05.3: read both versions
+    Wrong("05.3", "upgrade", "[None] for an order without a phone", with_readers(upgrade=a.upgrade_null_phone), "[]"),
+    Wrong("05.3", "upgrade", "keeps customer.phone", with_readers(upgrade=a.upgrade_keeps_phone), "customer.phone"),
+    Wrong("05.3", "read_order", "returns version 1 as stored", with_readers(read_order=a.read_order_raw),
+          "customer.phones"),
+    Wrong("05.3", "read_order", "raises for an order that does not exist",
+          with_readers(upgrade=a.upgrade_no_none, read_order=a.read_order_raises_when_missing), "None"),
+    Wrong("05.3", "find_by_phone", "queries the new field only", with_readers(find_by_phone=a.find_by_phone_new_field),
+          "version 1"),
+    Wrong("05.3", "find_by_phone", "returns version 1 orders as stored", with_readers(find_by_phone=a.find_by_phone_raw),
+          "customer.phones"),
+    Wrong("05.3", "read_only", "migrates the order it reads", with_readers(read_order=a.read_order_migrates), "wr"),
+    Wrong("05.3", "read_only", "counts a view on every order it finds",
+          with_readers(find_by_phone=a.find_by_phone_counts_views), "wr"),
+    # 05.4: the batch job
+    Wrong("05.4", "only_v1", "no version filter: version 2 orders rewritten", with_to_v2(a.make_batch_no_version_filter),
+          "version 2"),
+    Wrong("05.4", "only_v1", "version filter in the selection only: a concurrent migration is overwritten",
+          with_to_v2(a.make_batch_unguarded_update), "version filter in the update"),
+    Wrong("05.4", "batch_size", "batches of batch_size + 1", with_to_v2(a.make_batch_off_by_one), "batch"),
+    Wrong("05.4", "batch_size", "one update_many for everything", with_to_v2(a.make_batch_all_at_once), "batch"),
+    Wrong("05.4", "log", "one log line per order", with_to_v2(a.make_batch_logs_per_order), "log"),
+    Wrong("05.4", "pause", "sleeps a fixed 0.05 s", with_to_v2(a.make_batch_fixed_pause), "pause"),
+    Wrong("05.4", "returns", "reports the orders it looked at", with_to_v2(a.make_batch_counts_selected), "returned"),
+    Wrong("05.4", "resumable", "swallows the interruption", with_to_v2(a.make_batch_swallows), "interrupt"),
+    Wrong("05.4", "migrates", "a snapshot of the _ids misses orders written meanwhile",
+          with_to_v2(a.make_batch_snapshot), "version 1"),
+    Wrong("05.4", "migrates", "[null] for orders without a phone (its own pipeline)",
+          with_to_v2(lambda to_v2: a.make_batch_range_bounds(a.TO_V2_NULL)), "[]"),
+    # 05.5: reconcile
+    Wrong("05.5", "first", "accepts the phone anywhere in the list", {"disagreements": a.disagreements_anywhere},
+          "first"),
+    Wrong("05.5", "no_phone", "only orders with both fields", {"disagreements": a.disagreements_needs_both}, "phone"),
+    Wrong("05.5", "unmigrated", "lists orders without customer.phones",
+          {"disagreements": a.disagreements_includes_unmigrated}, "customer.phones"),
+    Wrong("05.5", "order", "natural order instead of _id order", {"disagreements": a.disagreements_unsorted}, "order"),
+    Wrong("05.5", "form", "{'_id': ...} documents instead of _ids", {"disagreements": a.disagreements_documents},
+          "_id"),
+    Wrong("05.5", "read_only", "repairs what it finds", {"disagreements": a.disagreements_repairs}, "read"),
+    Wrong("05.5", "read_only", "writes its report with $merge", {"disagreements": a.disagreements_report_collection},
+          "read"),
+    # 05.6: staging
+    Wrong("05.6", "accepts_v2", "views must be an int", with_stages(v2_validator=a.VALIDATOR_INT_VIEWS), "long"),
+    Wrong("05.6", "accepts_v2", "phones must not be empty", with_stages(v2_validator=a.VALIDATOR_NONEMPTY), "[]"),
+    Wrong("05.6", "refuses_v1", "phones required, no version rule", with_stages(v2_validator=a.VALIDATOR_NO_VERSION), "schemaVersion"),
+    Wrong("05.6", "requires_phones", "only the version is required", with_stages(v2_validator=a.VALIDATOR_VERSION_ONLY),
+          "phones"),
+    Wrong("05.6", "form", "settings as dicts instead of pairs", with_stages(stages=[
+        {"validationLevel": level, "validationAction": action} for level, action in a.STAGES]), "pairs"),
+    Wrong("05.6", "form", "one flat pair", with_stages(stages=["moderate", "warn"]), "three",
+          also=("stage1", "stage2", "stage3")),
+    Wrong("05.6", "stage1", "error from the start",
+          with_stages(stages=[("moderate", "error"), ("moderate", "error"), ("strict", "error")]), "first"),
+    Wrong("05.6", "stage2", "strict straight after warn",
+          with_stages(stages=[("moderate", "warn"), ("strict", "error"), ("strict", "error")]), "legacy"),
+    Wrong("05.6", "stage2", "still warn at the second stage",
+          with_stages(stages=[("moderate", "warn"), ("moderate", "warn"), ("strict", "error")]), "version 1"),
+    Wrong("05.6", "stage3", "finishes moderate",
+          with_stages(stages=[("moderate", "warn"), ("moderate", "error"), ("moderate", "error")]), "strict"),
+]
 
 
-def test_batch_not_attempted(lab):
-    if not lab.backend.supports(Capability.PIPELINE_UPDATES):
-        assert_unsupported(lab.q4, {"migrate_in_batches": ____}, "pipeline updates")
-        return
-    assert_not_attempted(lab.q4, {"migrate_in_batches": ____})
-    assert_not_attempted(lab.q4, {"migrate_in_batches": lambda orders, **kw: ____})
+@pytest.fixture
+def lab(make_lab):
+    return make_lab("05")
 
 
-# 05.5 ----------------------------------------------------------------------
-def test_reconcile_right(lab):
-    assert_correct(lab.q5, solution(lab, 5))
+@pytest.mark.parametrize("case", WRONG, ids=str)
+def test_wrong(make_lab, case):
+    check_wrong(make_lab, case)
 
 
-def test_reconcile_wrong(lab):
-    def anywhere_in_list(orders):
-        found = []
-        for d in orders.find({"customer.phones": {"$exists": True}}).sort("_id", 1):
-            phones = d["customer"]["phones"] or [None]
-            if d["customer"].get("phone") not in phones:
-                found.append(d["_id"])
-        return found
-
-    def only_where_both_exist(orders):
-        query = {"customer.phone": {"$exists": True}, "customer.phones": {"$exists": True}}
-        return [d["_id"] for d in orders.find(query).sort("_id", 1)
-                if [d["customer"]["phone"]] != d["customer"]["phones"][:1]]
-
-    def count_only(orders):
-        return len(solution(lab, 5)["disagreements"](orders))
-
-    def stamps_checked_orders(orders):
-        found = solution(lab, 5)["disagreements"](orders)
-        orders.update_many({"customer.phones": {"$exists": True}}, {"$set": {"reconciled": True}})
-        return found
-
-    def includes_unmigrated(orders):
-        found = solution(lab, 5)["disagreements"](orders)
-        return sorted(found + [d["_id"] for d in orders.find({"customer.phones": {"$exists": False}})])
-
-    assert_incorrect(lab.q5, {"disagreements": anywhere_in_list}, "orders [7]")
-    assert_incorrect(lab.q5, {"disagreements": only_where_both_exist}, "orders [10]")
-    assert_incorrect(lab.q5, {"disagreements": count_only}, "should be a list")
-    assert_incorrect(lab.q5, {"disagreements": stamps_checked_orders}, "should only read")
-    assert_incorrect(lab.q5, {"disagreements": includes_unmigrated}, "expected [5, 7, 10, 12]")
+@pytest.mark.parametrize("case", RIGHT, ids=str)
+def test_right(make_lab, case):
+    check_right(make_lab, case)
 
 
-def test_reconcile_not_attempted(lab):
-    assert_not_attempted(lab.q5, {"disagreements": ____})
-    assert_not_attempted(lab.q5, {"disagreements": lambda orders: ____})
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5, 6])
+def test_reference_solution(make_lab, number):
+    check_right(make_lab, Right(f"05.{number}", "reference solution",
+                                lambda lab: solution(lab, *((2, 4) if number == 4 else (number,)))))
 
 
-# 05.6 ----------------------------------------------------------------------
-def test_staging_right(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q6, solution(lab, 6), "validators")
-        return
-    assert_correct(lab.q6, solution(lab, 6))
+# not attempted --------------------------------------------------------------------------------
+NOT_ATTEMPTED = {
+    1: [{"audit": ____}, {"audit": lambda orders: ____}],
+    2: [{"to_v2": ____, "migrate_order": ____}, "reference-with-placeholder-migrate_order"],
+    3: [{"upgrade": ____, "read_order": ____, "find_by_phone": ____}, "reference-with-placeholder-find_by_phone"],
+    4: [{"migrate_in_batches": ____}, {"migrate_in_batches": lambda orders, **kw: ____}],
+    5: [{"disagreements": ____}, {"disagreements": lambda orders: ____}],
+    6: [{"v2_validator": ____, "stages": ____}, "reference-with-placeholder-stages"],
+}
+_REQUIRES = {1: Capability.TYPE_QUERIES, 2: Capability.PIPELINE_UPDATES, 4: Capability.PIPELINE_UPDATES,
+             6: Capability.VALIDATORS}
 
 
-def test_staging_wrong(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        pytest.skip("no verdict without validators")
-    right = solution(lab, 6)
-    schema = right["v2_validator"]["$jsonSchema"]
-    int_views = {"$jsonSchema": {**schema, "properties": {**schema["properties"], "views": {"bsonType": "int"}}}}
-    no_version = {"$jsonSchema": {**schema, "required": ["customer"], "properties": {"customer": {}}}}
-
-    assert_incorrect(lab.q6, {**right, "stages": [("strict", "error")] * 3}, "every legacy order just became")
-    assert_incorrect(lab.q6, {**right, "stages": [("moderate", "warn")] * 3}, "still accepts new version 1")
-    assert_incorrect(lab.q6, {**right, "stages": [("moderate", "warn"), ("strict", "error"), ("strict", "error")]},
-                     "keep validationLevel moderate")
-    assert_incorrect(lab.q6, {**right, "stages": [("moderate", "warn"), ("moderate", "error"),
-                                                  ("moderate", "error")]}, "finish with validationLevel strict")
-    assert_incorrect(lab.q6, {**right, "v2_validator": int_views}, "rejects a valid version 2 order")
-    assert_incorrect(lab.q6, {**right, "v2_validator": no_version}, "accepts a version 1 order")
-    assert_incorrect(lab.q6, {**right, "stages": ["moderate", "warn"]}, "three (validationLevel")
+def _placeholder_answers(lab, number, answers):
+    if not isinstance(answers, str):
+        return answers
+    if number == 2:
+        return {**solution(lab, 2), "migrate_order": lambda orders, order_id: ____}
+    if number == 3:
+        return {**solution(lab, 3), "find_by_phone": lambda orders, phone: ____}
+    return {**solution(lab, 6), "stages": ____}
 
 
-def test_staging_not_attempted(lab):
-    if not lab.backend.supports(Capability.VALIDATORS):
-        assert_unsupported(lab.q6, {"v2_validator": ____, "stages": ____}, "validators")
-        return
-    assert_not_attempted(lab.q6, {"v2_validator": ____, "stages": ____})
-    assert_not_attempted(lab.q6, {**solution(lab, 6), "stages": ____})
+@pytest.mark.parametrize("number", sorted(NOT_ATTEMPTED))
+def test_not_attempted(lab, number):
+    exercise = lab.exercise(number)
+    for answers in NOT_ATTEMPTED[number]:
+        namespace = _placeholder_answers(lab, number, answers)
+        needed = _REQUIRES.get(number)
+        if needed is not None and not lab.backend.supports(needed):
+            assert_unsupported(exercise, namespace, str(needed))
+        else:
+            assert_not_attempted(exercise, namespace)

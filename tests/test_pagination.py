@@ -1,0 +1,30 @@
+"""Keyset pagination returns the same pages as skip/limit, and its cost does not grow with depth."""
+
+from course.datasets import catalog_products
+from course.pagination import keys_examined, keyset_filter, keyset_page, skip_page
+
+
+def test_keyset_pages_equal_skip_pages_to_the_end(make_lab, backend):
+    products = make_lab("01").scratch().products
+    catalog = catalog_products(n=300, seed=7)
+    catalog += [{**catalog[0], "_id": 10_000 + i} for i in range(3)]  # name ties: only _id orders them
+    products.insert_many(catalog)
+    category = catalog[0]["category"]
+    last, page = None, 1
+    while True:
+        by_keyset = keyset_page(products, category, last, size=7)
+        assert by_keyset == skip_page(products, category, page, size=7), f"page {page}"
+        if not by_keyset:
+            break
+        last, page = by_keyset[-1], page + 1
+    assert page > 5
+
+
+def test_deep_skip_examines_every_skipped_key(make_lab, backend):
+    products = make_lab("01").scratch().products
+    products.insert_many(catalog_products(n=300, seed=7))
+    shallow = keys_examined(products, backend, {"category": "kitchen"}, 0, 10)
+    deep = keys_examined(products, backend, {"category": "kitchen"}, 40, 10)
+    assert deep.keys > 4 * shallow.keys - 5
+    after = {"name": "M", "_id": 0}
+    assert keyset_filter("kitchen", after)["$or"][1] == {"name": "M", "_id": {"$gt": 0}}
