@@ -1,4 +1,4 @@
-"""The ``course`` command: ``release``, ``grade``, ``doctor`` and ``reset``.
+"""The ``course`` command: ``release``, ``grade``, ``doctor``, ``reset`` and ``audit``.
 
 Exit codes: 0 success, 1 the command ran and found a problem, 2 usage error.
 """
@@ -25,7 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--check", action="store_true",
                          help="write nothing; exit 1 if labs/ differs from what would be generated")
     release.add_argument("--to", type=Path, default=None, metavar="DIR",
-                         help="instead: write the learners' hand-out (course without solutions/ or tests) to DIR")
+                         help="instead: write the learners' hand-out to DIR (visible checks and labs; no hidden "
+                              "checks, grader, solutions/ or tests)")
+    release.add_argument("--graded", action="store_true",
+                         help="with --to: also withhold every reference solution (solution() says it is "
+                              "withheld until after grading)")
 
     grade = commands.add_parser("grade", help="grade learners' notebooks")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS",
@@ -47,11 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="folder of secret test files (*.py using @hidden_for) run with the hidden checks")
     grade.add_argument("--lab", default=None, metavar="LAB",
                        help="the lab being graded (e.g. 01): notebooks of other labs become error rows")
+    grade.add_argument("--unsandboxed", action="store_true",
+                       help="run the kernels without the bubblewrap sandbox (only for code you trust: "
+                            "see the README for what is lost)")
+    grade.add_argument("--key-file", type=Path, default=None, metavar="FILE",
+                       help="secret key for the result files' MACs (default: OUT/.grader-key)")
 
     commands.add_parser("doctor", help="show the backend, versions and capabilities")
 
+    work = commands.add_parser("work", help="copy labs/ into your own work folder (never overwrites)")
+    work.add_argument("--labs", type=Path, default=Path("labs"), help="the course's labs (default labs/)")
+    work.add_argument("--into", type=Path, default=Path("work"), help="your work folder (default work/)")
+
     reset = commands.add_parser("reset", help="drop one lab's databases")
     reset.add_argument("lab", metavar="LAB", help="lab id, e.g. 01")
+
+    from course.audit.command import add_arguments as add_audit_arguments
+
+    add_audit_arguments(commands.add_parser("audit", help="find schema anti-patterns in a database (read-only)"))
     return parser
 
 
@@ -61,6 +78,9 @@ def run_release(args: argparse.Namespace) -> int:
 
     if args.to is not None:
         return run_handout(args)
+    if args.graded:
+        print("course release: --graded goes with --to DIR (a graded hand-out)", file=sys.stderr)
+        return 2
     if not args.solutions.is_dir():
         print(f"course release: {args.solutions} is not a folder", file=sys.stderr)
         return 2
@@ -91,22 +111,34 @@ def run_handout(args: argparse.Namespace) -> int:
     from course.handout import HandoutError, make_handout
 
     try:
-        report = make_handout(args.to, force=args.force)
+        report = make_handout(args.to, force=args.force, graded=args.graded)
     except HandoutError as error:
         print(f"course release: {error}", file=sys.stderr)
         return 1
+    kinds = [w.kind for w in report.withheld]
     print(f"wrote the hand-out to {report.target}: {len(report.files)} files "
-          f"(left out: {', '.join(report.left_out) or 'nothing'})")
+          f"(left out: {', '.join(report.left_out) or 'nothing'}); withheld "
+          f"{kinds.count('hidden assertion')} hidden assertions and {kinds.count('helper')} helpers only they use")
+    if args.graded:
+        print(f"graded hand-out: {kinds.count('solution')} solutions withheld; solution() says the solution "
+              f"is withheld until after grading")
     return 0
 
 
 def run_grade(args: argparse.Namespace) -> int:
     """``course grade``: grade every submission and write the gradebook and feedback."""
-    from course.grading.batch import grade_class
-    from course.grading.submissions import UsageError
-
-    from course.grading.runner import Limits
-    from course.grading.secret import SecretTestError
+    try:
+        from course.grading.batch import grade_class
+        from course.grading.runner import Limits
+        from course.grading.sandbox import LOST_WITHOUT_SANDBOX, sandbox_problem
+        from course.grading.secret import SecretTestError
+        from course.grading.submissions import UsageError
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith("course.grading"):
+            raise
+        print("course grade: the grader is not part of the learners' hand-out; grade from the "
+              "instructor's checkout", file=sys.stderr)
+        return 2
 
     problems = [f"{flag} must be positive" for flag, value in
                 (("--timeout", args.timeout), ("--notebook-timeout", args.notebook_timeout),
@@ -123,12 +155,22 @@ def run_grade(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"course grade: {problem}", file=sys.stderr)
         return 2
+    if args.unsandboxed:
+        print(f"course grade: --unsandboxed: {LOST_WITHOUT_SANDBOX}", file=sys.stderr)
+    else:
+        problem = sandbox_problem()
+        if problem:
+            print(f"course grade: cannot sandbox the learners' kernels: {problem}. Refusing to run "
+                  f"untrusted notebooks unsandboxed; pass --unsandboxed to grade anyway ({LOST_WITHOUT_SANDBOX})",
+                  file=sys.stderr)
+            return 2
     limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
                     memory_mb=args.memory_mb, max_output_bytes=args.max_output_kb * 1000)
     try:
         report = grade_class(args.submissions, args.out, args.timeout,
                              progress=lambda line: print(line, file=sys.stderr, flush=True),
-                             jobs=args.jobs, force=args.force, limits=limits, tests=args.tests, lab=args.lab)
+                             jobs=args.jobs, force=args.force, limits=limits, tests=args.tests, lab=args.lab,
+                             sandbox=not args.unsandboxed, key_file=args.key_file)
     except (UsageError, SecretTestError) as error:
         print(f"course grade: {error}", file=sys.stderr)
         return 2
@@ -169,7 +211,29 @@ def run_reset(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"release": run_release, "grade": run_grade, "doctor": run_doctor, "reset": run_reset}
+def run_work(args: argparse.Namespace) -> int:
+    """``course work``: fill the learner's work folder from labs/, keeping every file already there."""
+    from course.workspace import fill_work_folder
+
+    if not args.labs.is_dir():
+        print(f"course work: {args.labs} is not a folder of labs", file=sys.stderr)
+        return 2
+    print(fill_work_folder(args.labs, args.into).describe())
+    return 0
+
+
+COMMANDS = {"release": run_release, "grade": run_grade, "doctor": run_doctor, "reset": run_reset,
+            "work": run_work}
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    """``course audit``: audit a database, or lesson 06's legacy shop with ``--demo``."""
+    from course.audit.command import run
+
+    return run(args)
+
+
+COMMANDS["audit"] = run_audit
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,11 +1,16 @@
-"""The learners' hand-out: ``course release --to DIR``.
+"""The learners' hand-out: ``course release --to DIR``: the lab, not the exam.
 
 Copies what a learner needs into DIR: the course package, ``labs/``,
 ``data/``, README, Makefile, pyproject.toml, environment.yml, LICENSE.
-Never ``solutions/``, ``tests/`` (they hold the answers), CI files, virtual
-environments or secret tests.  It refuses to run when ``labs/`` is out of date
-with ``solutions/`` (the labs would not match the checks), and checks the
-result: no solution markers, no solution notebooks, every lab present.
+Never ``solutions/``, ``tests/`` (they hold the answers), the grader
+(``course/grading/``), CI files, virtual environments or secret tests.  The
+lesson modules go through :mod:`course.withhold`: every hidden assertion
+(and whatever only hidden assertions used) stays with the instructor; the
+visible checks work as before.  ``graded=True`` (``--graded``) also blanks
+every ``solution_code``, and ``solution()`` then says the solution is
+withheld until after grading.  It refuses to run when ``labs/`` is out of
+date with ``solutions/`` (the labs would not match the checks), and checks
+the result (:mod:`course.handout_check`).
 """
 
 from __future__ import annotations
@@ -16,11 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import course
+from course.withhold import Withheld, WithholdError, drop_unused, withhold, withhold_solution_method
 
 INCLUDE = ("course", "labs", "data", "README.md", "Makefile", "pyproject.toml", "environment.yml",
            "LICENSE", ".gitignore")
-LEFT_OUT = ("solutions", "tests", ".ci", ".git", ".venv")
+LEFT_OUT = ("solutions", "tests", ".ci", ".git", ".venv", "course/grading")
 MARKER = ".course-handout"
+LESSONS = "course/lessons"
+ENGINE = "course/exercise.py"
+GRADER = "course/grading"
+_TEXT = (".py", ".ipynb", ".md", ".txt", ".json", ".toml", ".yml", ".cfg")
 
 
 class HandoutError(RuntimeError):
@@ -29,11 +39,13 @@ class HandoutError(RuntimeError):
 
 @dataclass
 class Handout:
-    """What was written."""
+    """What was written, and what was withheld from it."""
 
     target: Path
     files: list[Path] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)  #: hidden assertions, helpers, solutions
+    graded: bool = False
 
 
 def repository_root() -> Path:
@@ -46,7 +58,8 @@ def repository_root() -> Path:
 
 def _tracked(root: Path) -> list[Path] | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"], capture_output=True, timeout=60)
+        done = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+                               "--exclude-standard"], capture_output=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -55,7 +68,10 @@ def _tracked(root: Path) -> list[Path] | None:
 
 
 def handout_files(root: Path) -> list[Path]:
-    """The files (absolute) that go into the hand-out: tracked files (else all files) under :data:`INCLUDE`."""
+    """The files (absolute) that go into the hand-out: tracked files (else all files) under :data:`INCLUDE`.
+
+    The grader (``course/grading/``) is never among them.
+    """
     candidates = _tracked(root)
     if candidates is None:
         candidates = [p for p in root.rglob("*") if p.is_file()]
@@ -64,14 +80,19 @@ def handout_files(root: Path) -> list[Path]:
         relative = path.relative_to(root)
         if relative.parts[0] not in INCLUDE or "__pycache__" in relative.parts or not path.is_file():
             continue
-        if relative.suffix in (".pyc", ".pyo"):
+        if relative.suffix in (".pyc", ".pyo") or relative.as_posix().startswith(GRADER + "/"):
             continue
         chosen.append(path)
     return sorted(chosen)
 
 
-def make_handout(target: Path, *, force: bool = False, root: Path | None = None) -> Handout:
-    """Write the hand-out of ``root`` (default: this checkout) into ``target`` (new, empty, or an earlier hand-out with ``force``)."""
+def make_handout(target: Path, *, force: bool = False, root: Path | None = None,
+                 graded: bool = False) -> Handout:
+    """Write the hand-out of ``root`` (default: this checkout) into ``target`` (new, empty, or an earlier hand-out with ``force``).
+
+    ``graded``: also withhold every solution (``solution()`` says so).
+    """
+    from course.handout_check import verify_handout
     from course.release import check, solution_notebooks
 
     root = Path(root).resolve() if root else repository_root()
@@ -91,33 +112,82 @@ def make_handout(target: Path, *, force: bool = False, root: Path | None = None)
             raise HandoutError("labs/ is out of date with solutions/ (run `course release` first): "
                                + "; ".join(report.differences + report.errors))
     files = handout_files(root)
-    handout = Handout(target, left_out=[name for name in LEFT_OUT if (root / name).exists()])
+    handout = Handout(target, left_out=[name for name in LEFT_OUT if (root / name).exists()], graded=graded)
+    texts = transformed_sources(root, files, graded, handout.withheld)
     for source in files:
-        destination = target / source.relative_to(root)
+        relative = source.relative_to(root).as_posix()
+        destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, destination)
+        if relative in texts:
+            destination.write_text(texts[relative], encoding="utf-8")
+            shutil.copymode(source, destination)
+        else:
+            shutil.copy2(source, destination)
         handout.files.append(destination)
-    (target / MARKER).write_text(f"course {course.__version__} hand-out made by `course release --to`\n")
-    problems = verify_handout(target, root)
+    (target / MARKER).write_text(f"course {course.__version__} hand-out made by `course release --to`"
+                                 f"{' --graded' if graded else ''}\n")
+    problems = verify_handout(target, root, withheld=handout.withheld, graded=graded)
     if problems:
         raise HandoutError("the hand-out is not safe to give out: " + "; ".join(problems))
     return handout
 
 
-def verify_handout(target: Path, root: Path | None = None) -> list[str]:
-    """What is wrong with a hand-out: solutions left in, labs missing (for ``root``'s solutions), no package."""
-    from course.release import BEGIN, solution_notebooks
+def transformed_sources(root: Path, files: list[Path], graded: bool, withheld: list[Withheld]) -> dict[str, str]:
+    """Relative path -> hand-out text for the lesson modules (and, when ``graded``, the engine).
 
-    problems = []
-    for name in LEFT_OUT:
-        if (target / name).exists():
-            problems.append(f"{name}/ is in it")
-    if not (target / "course" / "__init__.py").is_file() or not (target / "pyproject.toml").is_file():
-        problems.append("the course package or pyproject.toml is missing")
-    for solution in solution_notebooks(root / "solutions") if root else []:
-        if not (target / "labs" / solution.name).is_file():
-            problems.append(f"labs/{solution.name} is missing")
-    for notebook in sorted((target / "labs").glob("*.ipynb")):
-        if BEGIN in notebook.read_text(encoding="utf-8", errors="replace"):
-            problems.append(f"labs/{notebook.name} still contains a solution block")
-    return problems
+    Appends everything it takes out to ``withheld``.
+    """
+    lessons, others = {}, []
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith(LESSONS + "/") and path.suffix == ".py":
+            try:
+                lessons[relative], found = withhold(path.read_text(encoding="utf-8"), relative, graded=graded)
+            except WithholdError as error:
+                raise HandoutError(str(error)) from error
+            withheld += found
+        elif path.suffix in _TEXT:
+            others.append(path.read_text(encoding="utf-8", errors="replace"))
+    texts = drop_unused(lessons, others, withheld)
+    if graded:
+        try:
+            texts[ENGINE] = withhold_solution_method((root / ENGINE).read_text(encoding="utf-8"), ENGINE)
+        except (OSError, WithholdError) as error:
+            raise HandoutError(f"cannot withhold the solutions: {error}") from error
+    return texts
+
+
+def learner_package(target: Path, *, root: Path | None = None) -> Path:
+    """Write ``target/course``: this package as a learner's kernel may see it; return that folder.
+
+    It is the instructor's package (the grader included: a sandboxed kernel
+    runs its agent) with every hidden assertion, and what only they used,
+    withheld exactly as in the hand-out, checked the same way.  Meant to be
+    bound read-only over the package's own path inside a grading sandbox, so
+    that the learner's code cannot read the hidden checks it is graded by.
+    Raises :class:`HandoutError` when the result would not be safe.
+    """
+    from course.handout_check import probe_handout, withheld_left_in
+
+    root = Path(root).resolve() if root else Path(course.__file__).resolve().parent.parent
+    target = Path(target)
+    package = target / "course"
+    if package.exists():
+        raise HandoutError(f"{package} already exists; choose a new folder")
+    files = sorted(p for p in (root / "course").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                   and p.suffix not in (".pyc", ".pyo"))
+    withheld: list[Withheld] = []
+    labs = sorted((root / "labs").glob("*.ipynb")) if (root / "labs").is_dir() else []
+    texts = transformed_sources(root, files + labs, False, withheld)
+    for source in files:
+        relative = source.relative_to(root).as_posix()
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if relative in texts:
+            destination.write_text(texts[relative], encoding="utf-8")
+        else:
+            shutil.copyfile(source, destination)
+    problems = withheld_left_in(target, withheld) + probe_handout(target, graded=False)
+    if problems:
+        raise HandoutError("the learners' copy of the package is not safe: " + "; ".join(problems))
+    return package

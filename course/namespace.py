@@ -15,8 +15,8 @@ PREFIX = "course_"
 TAG_VARIABLE = "COURSE_DB_TAG"
 _LAB_ID = re.compile(r"^\d{2}$")
 _TAG = re.compile(r"^[a-z0-9_]{1,40}$")
-#: What a lab may use a database for: "" is the learner's, "scratch" the checks'.
-PURPOSES = ("", "scratch")
+#: What a lab may use a database for: "" is the learner's, "scratch" the checks', "demo" `course audit --demo`'s shop.
+PURPOSES = ("", "scratch", "demo")
 
 
 class NamespaceError(ValueError):

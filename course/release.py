@@ -141,6 +141,7 @@ def make_lab(solution: nbformat.NotebookNode, lab: str, generated_from: str) -> 
     notebook.nbformat_minor = solution.nbformat_minor
     notebook.cells = cells
     metadata = copy.deepcopy(dict(solution.metadata))
+    metadata.pop("widgets", None)  # the solution run's saved widget state: labs carry no outputs at all
     metadata[METADATA_KEY] = {
         "lab": lab,
         "course_version": course.__version__,

@@ -91,9 +91,9 @@ def test_capabilities_declared_once_and_honestly():
 def test_namespace_rules(monkeypatch):
     monkeypatch.delenv("COURSE_DB_TAG", raising=False)
     assert database_name("01") == "course_01"
-    assert lab_databases("01") == ("course_01", "course_01_scratch")
+    assert lab_databases("01") == ("course_01", "course_01_scratch", "course_01_demo")
     monkeypatch.setenv("COURSE_DB_TAG", "ann_1f3a")
-    assert lab_databases("01") == ("course_01_gann_1f3a", "course_01_scratch_gann_1f3a")
+    assert lab_databases("01") == ("course_01_gann_1f3a", "course_01_scratch_gann_1f3a", "course_01_demo_gann_1f3a")
     monkeypatch.setenv("COURSE_DB_TAG", "Bad Tag!")
     with pytest.raises(NamespaceError):
         database_name("01")
@@ -125,3 +125,75 @@ def test_lab_describe_names_backend_and_gaps(backend):
     assert "Database: course_01" in text
     for capability in backend.missing:
         assert str(capability) in text
+
+
+# ---- environment that must give a clear message, never a traceback or the wrong backend (issue 11) --------
+
+def test_a_uri_of_only_spaces_is_an_error_not_the_embedded_engine():
+    with pytest.raises(BackendError, match="only spaces"):
+        _open({"MONGODB_URI": "   "})
+    assert _open({"MONGODB_URI": "", "COURSE_BACKEND": "mongomock"}).name == "mongomock"  # empty is unset
+
+
+@pytest.mark.parametrize("env, fragment", [
+    ({"MONGODB_URI": "mongodb://127.0.0.1/?directconection=true&foo=1"}, "unknown options directconection, foo"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/", "COURSE_SERVER_TIMEOUT_MS": "3s"},
+     "COURSE_SERVER_TIMEOUT_MS='3s' is not a number of milliseconds"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/", "COURSE_SERVER_TIMEOUT_MS": "-5"}, "between 1 and"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/?serverSelectionTimeoutMS=soon"}, "must be an integer"),
+    ({"MONGODB_URI": "http://127.0.0.1/"}, "must start with mongodb://"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/", "COURSE_ALLOW_REMOTE": "yes"}, "set it to 1"),
+])
+def test_bad_settings_get_a_message_naming_them(env, fragment):
+    with pytest.raises(BackendError) as raised:
+        _open(env)
+    assert fragment in str(raised.value)
+
+
+@pytest.mark.parametrize("uri, fragment", [
+    ("mongodb+srv://localhost/", "lets DNS pick the hosts"),
+    ("mongodb+srv://user:pw@127.0.0.1/course", "lets DNS pick the hosts"),
+    ("mongodb://127.0.0.1:27017/?replicaSet=rs0", "replicaSet="),
+    ("mongodb://localhost:1,127.0.0.1:2/?replicaset=rs0", "replicaSet="),
+])
+def test_uris_whose_hosts_are_picked_after_the_loopback_check_are_refused(uri, fragment):
+    with pytest.raises(BackendError) as raised:
+        _open({"MONGODB_URI": uri})
+    message = str(raised.value)
+    assert fragment in message and "after the course has checked" in message
+    assert "COURSE_ALLOW_REMOTE=1" in message and "directConnection=true" in message
+    assert "pw" not in message
+
+
+def test_with_remote_allowed_a_replica_set_uri_is_tried(monkeypatch):
+    with pytest.raises(BackendError, match="did not answer"):
+        _open({"MONGODB_URI": "mongodb://127.0.0.1:9/?replicaSet=rs0", "COURSE_ALLOW_REMOTE": "1",
+               "COURSE_SERVER_TIMEOUT_MS": "200"})
+
+
+def test_a_loopback_seed_that_leads_to_remote_members_is_refused(monkeypatch):
+    import pymongo
+
+    closed = []
+
+    class Description:
+        def server_descriptions(self):
+            return {("127.0.0.1", 27017): None, ("db1.example.com", 27017): None}
+
+    class Client:  # what pymongo knows after a loopback member's hello listed its replica set
+        def __init__(self, uri, **options):
+            self.admin = self
+            self.topology_description = Description()
+
+        def command(self, name):
+            return {"ok": 1, "version": "8.0.0"}
+
+        def close(self):
+            closed.append(True)
+
+    monkeypatch.setattr(pymongo, "MongoClient", Client)
+    with pytest.raises(BackendError) as raised:
+        _open({"MONGODB_URI": "mongodb://127.0.0.1:27017/"})
+    assert "db1.example.com" in str(raised.value) and "directConnection=true" in str(raised.value)
+    assert closed == [True]
+    assert _open({"MONGODB_URI": "mongodb://127.0.0.1:27017/", "COURSE_ALLOW_REMOTE": "1"}).name == "server"

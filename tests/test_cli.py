@@ -37,6 +37,23 @@ def test_doctor_exits_1_with_the_backend_error(monkeypatch, capsys):
     assert "COURSE_BACKEND='bogus' is not a backend" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("env, fragment", [
+    ({"MONGODB_URI": "  "}, "holds only spaces"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/?retryWritez=true"}, "unknown option retryWritez"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/", "COURSE_SERVER_TIMEOUT_MS": "fast"}, "not a number of milliseconds"),
+    ({"MONGODB_URI": "mongodb+srv://localhost/"}, "lets DNS pick the hosts"),
+    ({"MONGODB_URI": "mongodb://127.0.0.1/?replicaSet=rs0"}, "replicaSet="),
+])
+def test_doctor_and_reset_name_a_bad_server_setting_without_a_traceback(env, fragment, monkeypatch, capsys):
+    monkeypatch.delenv("COURSE_BACKEND", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    for argv in (["doctor"], ["reset", "01"]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert fragment in err and "Traceback" not in err
+
+
 def test_reset_drops_only_that_labs_databases(mongomock_env, capsys):
     client = open_backend().client
     client["course_01"]["things"].insert_one({"a": 1})
@@ -68,13 +85,22 @@ def test_reset_uses_the_learner_tag(mongomock_env, monkeypatch, capsys):
     (["grade", "a.ipynb", "--out", "x", "--lab", "77"], "no such lab"),
     (["grade", "a.ipynb", "--out", "x", "--tests", "no/such/dir"], "not a folder of secret tests"),
     (["release", "--solutions", "no/such/dir"], "is not a folder"),
+    (["release", "--graded"], "--graded goes with --to"),
+    (["grade", "a.ipynb", "--out", "a.ipynb/out"], "cannot write there"),
+    (["grade", "a.ipynb", "--out", "a.ipynb"], "it is a file"),
+    (["grade", ".", "--out", "graded"], "inside the class folder"),
+    (["grade", "a.ipynb", "--out", "x", "--key-file", "a.ipynb"], "not a key file"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_usage_errors_exit_2(argv, fragment, capsys, tmp_path, monkeypatch):
+    import course.grading.batch as batch
+
     monkeypatch.chdir(tmp_path)
-    if "a.ipynb" in argv:
+    if "a.ipynb" in argv or "." in argv:
         (tmp_path / "a.ipynb").write_text("{}")
-    assert main(argv) == 2
+        (tmp_path / "a.ipynb").chmod(0o600)
+    monkeypatch.setattr(batch, "grade_notebook", lambda *a, **k: pytest.fail("graded before the usage error"))
+    assert main(argv + (["--unsandboxed"] if argv[:1] == ["grade"] else [])) == 2
     assert fragment in capsys.readouterr().err
 
 
@@ -93,13 +119,21 @@ def _mini_course(root):
     from pathlib import Path
 
     real = Path(__file__).resolve().parents[1]
-    shutil.copytree(real / "course", root / "course", ignore=shutil.ignore_patterns("__pycache__"))
+    def ignore(folder, names):  # caches, and the lessons of labs 02-05 (only labs 00 and 01 are here)
+        lessons = Path(folder).name == "lessons"
+        return [n for n in names if n == "__pycache__" or lessons and n.startswith("lesson")
+                and not n.startswith(("lesson00", "lesson01"))]
+
+    shutil.copytree(real / "course", root / "course", ignore=ignore)
     for name in ("pyproject.toml", "README.md", "Makefile", "LICENSE"):
         shutil.copy(real / name, root / name)
     for folder in ("labs", "solutions"):
         (root / folder).mkdir()
         for lab in ("00-start-here.ipynb", "01-design-for-reads.ipynb"):
             shutil.copy(real / folder / lab, root / folder / lab)
+    from course.release import release
+
+    release(root / "solutions", root / "labs", force=True)  # up to date with these solutions, whatever labs/ holds
     (root / "data").mkdir()
     (root / "data" / "sample.json").write_text("[]")
     (root / "tests").mkdir()
@@ -116,8 +150,8 @@ def test_handout_has_labs_package_and_data_but_no_solutions_or_tests(tmp_path):
     report = make_handout(tmp_path / "out", root=root)
     names = {p.relative_to(tmp_path / "out").as_posix() for p in report.files}
     assert {"labs/00-start-here.ipynb", "labs/01-design-for-reads.ipynb", "course/__init__.py",
-            "course/grading/runner.py", "data/sample.json", "pyproject.toml", "README.md", "Makefile"} <= names
-    assert not any(n.startswith(("solutions/", "tests/", ".ci/")) for n in names)
+            "course/exercise.py", "data/sample.json", "pyproject.toml", "README.md", "Makefile"} <= names
+    assert not any(n.startswith(("solutions/", "tests/", ".ci/", "course/grading/")) for n in names)
     assert not (tmp_path / "out" / "solutions").exists() and not (tmp_path / "out" / "tests").exists()
     with pytest.raises(HandoutError, match="earlier hand-out"):
         make_handout(tmp_path / "out", root=root)
@@ -177,8 +211,11 @@ def test_the_handout_installs_and_imports(tmp_path):
                                                    or "NewConnectionError" in done.stderr):
         pytest.skip("no setuptools here and no package index to build the hand-out with")
     assert done.returncode == 0, done.stderr
-    check = subprocess.run([str(python), "-c", "import course, course.grading.runner; print(course.__file__)"],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    probe = ("import importlib.util, course, course.lessons.lesson01; "
+             "print(course.__file__, importlib.util.find_spec('course.grading'))")
+    check = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert check.returncode == 0, check.stderr
-    assert Path(check.stdout.strip()).resolve() == (out / "course" / "__init__.py").resolve()
+    package, grader = check.stdout.split()
+    assert Path(package).resolve() == (out / "course" / "__init__.py").resolve()
+    assert grader == "None"  # the grader stays with the instructor
     assert sorted(p.name for p in (out / "labs").glob("*.ipynb")) == ["00-start-here.ipynb", "01-design-for-reads.ipynb"]

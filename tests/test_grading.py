@@ -13,13 +13,12 @@ import pytest
 
 import course.lessons
 from course.cli import main
-from course.grading import RESULT_MIME
 from course.grading.gradebook import COLUMNS, feedback_text, gradebook_rows
-from course.grading.kernel import NOT_STARTED
 from course.grading.runner import (
-    Graded, collect, drop_learner_databases, error_result, execute, grade_notebook, instrument,
-    interrupted_cells, kernel_environment, lab_exercises, learner_tag, raised,
+    NOT_STARTED, Execution, Graded, drop_checks_databases, error_result, grade_notebook, graded_cells,
+    interrupted_cells, lab_exercises, learner_tag, raised, verdicts,
 )
+from course.grading.sandbox import KERNEL_PATH_VARIABLE
 from course.grading.submissions import UsageError, find_submissions
 from course.notebooks import read_notebook, write_notebook
 from course.release import make_lab
@@ -35,8 +34,7 @@ NAME = "99-fake-lab.ipynb"
 def _install(patch: pytest.MonkeyPatch) -> None:
     patch.setitem(course.lessons.MODULES, fake_lesson.LAB, fake_lesson.MODULE)
     patch.setitem(sys.modules, f"course.lessons.{fake_lesson.MODULE}", fake_lesson)
-    path = os.environ.get("PYTHONPATH", "")
-    patch.setenv("PYTHONPATH", str(TESTS) + (os.pathsep + path if path else ""))
+    patch.setenv(KERNEL_PATH_VARIABLE, fake_lesson.kernel_folder())
     patch.delenv("MONGODB_URI", raising=False)
 
 
@@ -109,7 +107,8 @@ def graded_class(tmp_path_factory):
 
         buffer = io.StringIO()
         with redirect_stdout(buffer):
-            code_ = main(["grade", str(root), "--out", str(out), "--timeout", "60"])
+            code_ = main(["grade", str(root), "--out", str(out), "--timeout", "60",
+                          *fake_lesson.sandbox_arguments()])
     with (out / "gradebook.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     return files, before, rows, out, code_, buffer.getvalue()
@@ -141,13 +140,13 @@ def test_learner_files_are_never_modified(graded_class):
 
 
 @pytest.mark.slow
-def test_a_correct_notebook_scores_full_marks_in_its_own_kernel_and_folder(graded_class):
+def test_a_correct_notebook_scores_full_marks_in_its_own_kernel_and_private_folder(graded_class):
     files, _, rows, *_ = graded_class
     alice = _rows(rows, "alice")
     assert {k: (r["status"], r["score"], r["max_score"]) for k, r in alice.items()} == {
         "99.1": ("correct", "3", "3"), "99.2": ("correct", "2", "2"), "99.3": ("correct", "1", "1")}
-    seen = json.loads((files["alice"].parent / "seen.json").read_text())
-    assert seen == {"tag": learner_tag("alice"), "python": sys.executable}
+    # the kernel ran in a private copy of the notebook's folder: its seen.json never reached alice's folder
+    assert sorted(p.name for p in files["alice"].parent.iterdir()) == [NAME]
 
 
 @pytest.mark.slow
@@ -202,6 +201,16 @@ def test_no_assertion_code_reaches_gradebook_or_feedback(graded_class):
 
 # ---- the real lab 01 -----------------------------------------------------------------
 
+_SANDBOX = not fake_lesson.sandbox_arguments()
+
+
+def _needs_checks_database():
+    from course.backends import mongoeco_available
+
+    if not (mongoeco_available() or os.environ.get("MONGODB_URI")):
+        pytest.skip("lab 01's checks pass collections to learner functions: grading needs mongoeco "
+                    "(Python >= 3.13) or MONGODB_URI for the checks' database")
+
 def _real(path: str) -> Path:
     target = ROOT / path
     if not target.exists():
@@ -212,13 +221,21 @@ def _real(path: str) -> Path:
 @pytest.mark.slow
 def test_solution_01_is_graded_all_correct(monkeypatch):
     monkeypatch.delenv("MONGODB_URI", raising=False)
-    graded = grade_notebook(_real("solutions/01-design-for-reads.ipynb"), "solution")
+    _needs_checks_database()
+    graded = grade_notebook(_real("solutions/01-design-for-reads.ipynb"), "solution", sandbox=_SANDBOX)
     assert graded.lab == "01" and graded.results
     assert [(r.exercise_id, r.status) for r in graded.results if r.status is not Status.CORRECT] == []
     assert all(r.score == r.max_score > 0 for r in graded.results)
-    # the solution itself raises no tampering alarm (package files edited by someone else meanwhile aside)
-    flags = [f for f in graded.flags if "files changed while this notebook ran" not in f]
-    assert flags == [] and graded.notes == [], (graded.flags, graded.notes)
+    assert graded.flags == [] and graded.notes == [], (graded.flags, graded.notes)
+
+
+@pytest.mark.slow
+def test_solution_00_is_graded_all_correct_from_a_copy_of_its_own_lab_database(monkeypatch):
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    _needs_checks_database()
+    graded = grade_notebook(_real("solutions/00-start-here.ipynb"), "solution", sandbox=_SANDBOX)
+    assert [(r.exercise_id, r.status) for r in graded.results if r.status is not Status.CORRECT] == []
+    assert all(r.score == r.max_score > 0 for r in graded.results)
 
 
 @pytest.mark.slow
@@ -229,23 +246,29 @@ def test_lab_01_is_graded_not_attempted(monkeypatch, tmp_path):
         solution = _real("solutions/01-design-for-reads.ipynb")
         lab = tmp_path / lab.name
         write_notebook(make_lab(read_notebook(solution), "01", "solutions/" + lab.name), lab)
-    graded = grade_notebook(lab, "blank")
+    graded = grade_notebook(lab, "blank", sandbox=_SANDBOX)
     assert graded.lab == "01" and graded.results
-    assert {r.status for r in graded.results} == {Status.NOT_ATTEMPTED}
+    from course.backends import mongoeco_available
+
+    if mongoeco_available() or os.environ.get("MONGODB_URI"):
+        assert {r.status for r in graded.results} == {Status.NOT_ATTEMPTED}
+    else:  # no checks' database: what needs one says so, the rest is not attempted
+        assert {r.status for r in graded.results} <= {Status.NOT_ATTEMPTED, Status.UNSUPPORTED}
+        assert any("checks' database" in r.message for r in graded.results if r.status is Status.UNSUPPORTED)
 
 
 @pytest.mark.slow
 def test_a_cell_that_times_out_is_interrupted_and_the_rest_still_runs(tmp_path, fake_lab):
-    nb = notebook(code("import time\ntime.sleep(60)", "exercise:99.1"), code("after = 1"))
-    stopped = execute(nb, tmp_path, kernel_environment(learner_tag("slow")), timeout=2)
-    assert stopped == ""
-    assert raised(nb.cells[0])  # the timed-out cell ends in an error...
-    assert nb.cells[1].execution_count is not None  # ...and the next cell still ran
-    assert interrupted_cells(nb, 2) == [
-        "cell 0 (the answer cell of exercise 99.1) ran longer than 2 s and was interrupted"]
-    _, exercises = lab_exercises("99")
-    result = collect(nb, {"99.1": (0, 1)}, exercises[:1], "")[0]
-    assert result.status is Status.ERROR and "time limit" in result.message
+    from support.fake_lesson import START
+
+    nb = notebook(code(START), code("import time\ntime.sleep(60)\ntotal = 42", "exercise:99.1"),
+                  code("double = lambda x: 2 * x", "exercise:99.2"), lab="99")
+    write_notebook(nb, tmp_path / NAME)
+    graded = grade_notebook(tmp_path / NAME, "slow", timeout=3, sandbox=not fake_lesson.sandbox_arguments())
+    by_id = {r.exercise_id: r for r in graded.results}
+    assert by_id["99.1"].status is Status.ERROR and "time limit" in by_id["99.1"].message
+    assert by_id["99.2"].status is Status.CORRECT  # the next cell still ran and was graded
+    assert "cell 1 (the answer cell of exercise 99.1) ran longer than 3 s and was interrupted" in graded.notes
 
 
 # ---- fast unit tests ------------------------------------------------------------------
@@ -257,35 +280,30 @@ def test_learner_tag_is_valid_short_and_unique():
     assert learner_tag("Ann Lee").startswith("ann_lee_")
 
 
-def test_instrument_inserts_a_grading_cell_after_the_last_answer_cell(fake_lab):
+def test_each_exercise_is_graded_after_its_last_answer_cell(fake_lab):
     nb = notebook(code("start"), code("a", "exercise:99.1"), code("b", "exercise:99.1"),
                   code("c", "exercise:99.2"), code("d", "exercise:07.1"))
     _, exercises = lab_exercises("99")
-    graded, where, notes = instrument(nb, "99", exercises)
-    assert where == {"99.1": (2, 3), "99.2": (4, 5)}
-    assert graded.cells[3].metadata["course_grading"] == {"exercise": "99.1"}
-    assert "'exercise': '99.1'" in graded.cells[3].source
-    nonces = graded.metadata["course_grading"]["nonces"]
-    assert set(nonces) == {"99.1", "99.2"} and nonces["99.1"] != nonces["99.2"]
-    assert nonces["99.1"] in graded.cells[3].source and nonces["99.2"] not in graded.cells[3].source
-    assert len(nb.cells) == 5  # the original is untouched
+    after, where, notes = graded_cells(nb, "99", exercises)
+    assert after == {2: ["99.1"], 3: ["99.2"]} and where == {"99.1": 2, "99.2": 3}
     assert any("99.1" in n and "the last one" in n for n in notes)
     assert any("exercise:07.1" in n for n in notes)
 
 
-def test_collect_prefers_the_answer_cells_own_error_and_explains_missing_results(fake_lab):
+def test_verdicts_prefer_the_answer_cells_own_error_and_explain_missing_results(fake_lab):
     _, exercises = lab_exercises("99")
-    nb = notebook(code("a", "exercise:99.1"), code("g1"), code("b", "exercise:99.2"), code("g2"),
-                  code("c", "exercise:99.3"), code("g3"))
-    correct = Result("99.1", "The answer", Status.CORRECT, "", 3, 3).to_dict()
-    nb.cells[1].outputs = [nbformat.v4.new_output("display_data", data={RESULT_MIME: correct})]
-    nb.cells[2].outputs = [nbformat.v4.new_output("error", ename="KeyError", evalue="'x'", traceback=[])]
-    nb.cells[3].outputs = [nbformat.v4.new_output("display_data", data={RESULT_MIME: correct})]
-    results = collect(nb, {"99.1": (0, 1), "99.2": (2, 3), "99.3": (4, 5)}, exercises, "DeadKernelError: died")
-    assert results[0].status is Status.CORRECT and results[0].score == 3
+    nb = notebook(code("a", "exercise:99.1"), code("b", "exercise:99.2"), code("c", "exercise:99.3"))
+    correct = Result("99.1", "The answer", Status.CORRECT, "", 3, 3)
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="KeyError", evalue="'x'", traceback=[])]
+    run = Execution(stopped="DeadKernelError: died", stopped_at=2, dead=True,
+                    graded={"99.1": correct, "99.2": correct})
+    results = verdicts(nb, {"99.1": 0, "99.2": 1, "99.3": 2}, exercises, run)
+    assert results[0] is correct
     assert results[1].status is Status.ERROR and results[1].message == "the answer cell raised KeyError: 'x'"
     assert results[2].status is Status.ERROR and "DeadKernelError" in results[2].message
     assert results[2].max_score == 1
+    missing = verdicts(nb, {}, exercises[:1], Execution())[0]
+    assert "answer cell missing" in missing.message
 
 
 def test_find_submissions_by_file_folder_of_learners_and_flat_folder(tmp_path):
@@ -322,7 +340,7 @@ def test_unknown_lab_file_needs_no_kernel(fake_lab, tmp_path):
     assert "cannot tell which lab" in graded.results[0].message
 
 
-def test_server_cleanup_drops_only_the_learners_tagged_databases(monkeypatch):
+def test_cleanup_drops_only_the_learners_tagged_checks_databases():
     dropped = []
 
     class Client:
@@ -330,14 +348,10 @@ def test_server_cleanup_drops_only_the_learners_tagged_databases(monkeypatch):
             dropped.append(name)
 
     class Backend:
-        name = "server"
         client = Client()
 
-    monkeypatch.setenv("MONGODB_URI", "mongodb://localhost:1")
-    monkeypatch.delenv("COURSE_DB_TAG", raising=False)
-    monkeypatch.setattr("course.backends.open_backend", lambda: Backend())
+    class Checks:
+        backend = Backend()
+
     tag = learner_tag("ann")
-    assert drop_learner_databases("01", tag) == dropped == [f"course_01_g{tag}", f"course_01_scratch_g{tag}"]
-    assert "COURSE_DB_TAG" not in os.environ
-    Backend.name = "mongoeco"
-    assert drop_learner_databases("01", tag) == []
+    assert drop_checks_databases(Checks(), "01", tag) == dropped == [f"course_01_g{tag}", f"course_01_scratch_g{tag}"]

@@ -12,7 +12,7 @@ import pytest
 
 from course.cli import main
 from course.grading.gradebook import BASE_COLUMNS, COLUMNS, TOTAL_COLUMNS
-from support import golden_class
+from support import fake_lesson, golden_class
 from support.golden_class import EXPECTED, FEEDBACK, FLAGGED, SENTINEL
 
 from test_grading import _install
@@ -34,7 +34,8 @@ def golden(tmp_path_factory):
         started = time.monotonic()
         with redirect_stdout(buffer):
             code = main(["grade", str(submissions), "--out", str(out), "--lab", "99", "--tests", str(secret),
-                         "--jobs", "2", "--timeout", "10", "--memory-mb", "1024", "--max-output-kb", "200"])
+                         "--jobs", "2", "--timeout", "10", "--memory-mb", "1024", "--max-output-kb", "200",
+                         *fake_lesson.sandbox_arguments()])
         seconds = time.monotonic() - started
         after = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
     assert after == before, "the learners' files were modified"

@@ -179,3 +179,13 @@ def test_committed_labs_are_up_to_date():
     report = check(solutions, labs)
     assert report.ok, "labs/ is out of date; run `course release`:\n" + "\n".join(
         report.errors + report.differences)
+
+
+def test_committed_labs_carry_no_outputs_nor_widget_state():
+    import json
+    from pathlib import Path
+
+    for lab in sorted((Path(__file__).resolve().parents[1] / "labs").glob("*.ipynb")):
+        notebook = json.loads(lab.read_text())
+        assert "widgets" not in notebook["metadata"], f"{lab.name} carries the solution run's widget state"
+        assert all(not cell.get("outputs") for cell in notebook["cells"]), f"{lab.name} has outputs"

@@ -132,7 +132,7 @@ def test_make_lab_binds_loopback_with_token_auth():
     for forbidden in ("0.0.0.0", "token=''", 'token=""', "token= ", "--no-token", "password=",
                       "disable_check_xsrf", "allow_remote_access", "--ip=*", "ip='*'"):
         assert forbidden not in command, f"`make lab` must not pass {forbidden!r}"
-    assert "--ServerApp.root_dir=labs" in command
+    assert "--ServerApp.root_dir=work" in command  # the learner's own copies of labs/ (make lab copies them)
 
 
 @needs_make

@@ -23,7 +23,6 @@ from course.grading.runner import (
     DEFAULT_TIMEOUT, Graded, Limits, error_result, grade_notebook, lab_exercises,
 )
 from course.grading.secret import SecretTests, load_secret_tests
-from course.grading.submissions import find_empty, find_submissions
 from course.results import Result, Status
 
 
@@ -72,6 +71,13 @@ def _empty_folder(learner: str, folder: Path, lab: str | None, secret: SecretTes
     return Graded(learner, folder, "-", [Result("-", "", Status.ERROR, reason, 0.0, 0.0)], [], reason)
 
 
+def _refused(learner: str, where: Path, lab: str | None, secret: SecretTests, why: str) -> Graded:
+    if lab:
+        title, exercises = lab_exercises(lab, secret)
+        return Graded(learner, where, lab, [error_result(e, why) for e in exercises], [], why, title)
+    return Graded(learner, where, "-", [Result("-", "", Status.ERROR, why, 0.0, 0.0)], [], why)
+
+
 def _crashed(learner: str, notebook: Path, lab: str | None, secret: SecretTests, error: BaseException) -> Graded:
     from course.grading.runner import _known_lab_from_name
 
@@ -95,29 +101,41 @@ def _lab_of(notebook: Path) -> str | None:
 def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIMEOUT,
                 progress: Callable[[str], None] | None = None, *, jobs: int | None = None,
                 force: bool = False, limits: Limits | None = None, tests: Path | None = None,
-                lab: str | None = None) -> ClassReport:
+                lab: str | None = None, sandbox: bool = True, key_file: Path | None = None) -> ClassReport:
     """Grade every notebook ``paths`` name; write ``out/gradebook.csv``, ``totals.csv``, ``summary.md``, ``feedback/``.
 
-    Raises :class:`~course.grading.submissions.UsageError` if a path does not
-    exist, and :class:`~course.grading.secret.SecretTestError` if ``tests`` is unusable.
+    Each notebook runs in its own kernel, in a bubblewrap sandbox unless ``sandbox`` is false (the
+    caller checks :func:`course.grading.sandbox.sandbox_problem` first), and is graded outside it.
+    Raises :class:`~course.grading.submissions.UsageError` if a path does not exist or ``out`` cannot
+    be used, and :class:`~course.grading.secret.SecretTestError` if ``tests`` is unusable.
     """
     from course.backends import close_all
-    from course.grading.guard import build_manifest
+    from course.grading.checkdb import open_checks_database
+    from course.grading.digest import code_digest
+    from course.grading.runner import load_secret_modules
+    from course.grading.submissions import check_out_location, scan
 
     out = Path(out)
     limits = limits or Limits(cell_timeout=timeout)
     secret = load_secret_tests(tests)
-    submissions = find_submissions(paths)
-    empty_learners, empty_folders = find_empty(paths)
-    messages = [f"nothing to grade in {folder}: it holds no notebooks and no learner folders with notebooks"
-                for folder in empty_folders]
+    check_out_location(out, paths)
+    mac_key = store.prepare_out(out, key_file)
+    found = scan(paths)
+    messages = list(found.messages)
+    if sandbox:
+        from course.grading.sandbox import learner_package
+
+        why = learner_package()[1]
+        if why:
+            messages.append(f"the sandboxes show the instructor's course package, hidden checks included "
+                            f"(the learners' copy could not be made: {why})")
     settings = {"lab": lab or "", "secret": secret.digest}
     digests: dict[str, str] = {}
 
-    def code_digest(notebook: Path) -> str:  # the course code that grades this notebook's lab
+    def digest_of(notebook: Path) -> str:  # the course code that grades this notebook's lab
         which = lab or _lab_of(notebook) or ""
         if which not in digests:
-            digests[which] = build_manifest(which or None, secret.files).digest_for(which or None)
+            digests[which] = code_digest(which or None)
         return digests[which]
     run_id = secrets.token_hex(8)
     lock = threading.Lock()
@@ -129,30 +147,46 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             with lock:
                 progress(line)
 
-    todo = []
-    for learner, folder in empty_learners:
+    for learner, folder in found.empty:
         results[(learner, str(folder))] = _empty_folder(learner, folder, lab, secret)
-    for learner, notebook in submissions:
-        key = store.grading_key(notebook, code_digest(notebook), settings)
-        kept = None if force else store.load(out, learner, notebook, key)
-        if kept is not None:
-            results[(learner, str(notebook))] = kept[0]
-            reused.append((learner, notebook))
-        else:
-            todo.append((learner, notebook, key))
-    if reused:
-        say(f"keeping {len(reused)} results from an earlier run (use --force to grade them again)")
+    for learner, where, why in found.refused:
+        results[(learner, str(where))] = _refused(learner, where, lab, secret, why)
+    plan = store.plan_reuse(out, [(learner, notebook, store.grading_key(notebook, digest_of(notebook), settings))
+                                  for learner, notebook in found.submissions], mac_key, force=force)
+    results.update(plan.kept)
+    reused = [(learner, Path(notebook)) for learner, notebook in plan.kept]
+    forged = {learner for learner, _, _ in plan.forged}
+    for line in plan.messages:
+        say(line)
+    messages += [line for line in plan.messages if not line.startswith("keeping ")]
+    todo = plan.todo
+    secret_modules = load_secret_modules(secret)
+    jobs = max(1, jobs or default_jobs())
+    # one checks' database per worker: a mongoeco wire server serves one command at a time
+    opened: list = [open_checks_database() for _ in range(min(jobs, len(todo)))]
+    for checks in opened:
+        checks.start_soon()
+    free, mine = list(opened), threading.local()
+
+    def worker_checks():
+        if not hasattr(mine, "checks"):
+            with lock:
+                mine.checks = free.pop()
+        return mine.checks
 
     def grade_one(learner: str, notebook: Path, key: str) -> Graded:
         say(f"grading {learner}: {notebook}")
         try:
-            graded = grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret)
+            graded = grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
+                                    checks=worker_checks(), sandbox=sandbox, secret_modules=secret_modules)
         except Exception as error:  # a bug or an environment problem: this learner gets error rows
             graded = _crashed(learner, notebook, lab, secret, error)
-        store.save(out, key, graded, notebook, run_id)
+        if learner in forged:
+            graded.flags.append("its saved result from an earlier run failed verification (edited on disk?); "
+                                "it was graded again")
+        store.save(out, key, graded, notebook, run_id, mac_key=mac_key)
         return graded
 
-    jobs = max(1, jobs or default_jobs())
     try:
         if jobs == 1 or len(todo) <= 1:
             for learner, notebook, key in todo:
@@ -166,6 +200,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
                     results[(learner, str(notebook))] = future.result()
                     fresh.append((learner, notebook))
     finally:
+        for checks in opened:
+            checks.close()
         close_all()
     graded = [results[k] for k in sorted(results)]
     written = write_reports(graded, out, messages)

@@ -24,6 +24,7 @@ _SYMBOL = {
     Status.NOT_ATTEMPTED: "…",
     Status.ERROR: "⚠",
     Status.UNSUPPORTED: "⊘",
+    Status.PARTLY_CHECKED: "◐",
 }
 
 
@@ -47,11 +48,30 @@ def _exercise_key(exercise: str) -> tuple:
     return (lab, int(number) if number.isdigit() else -1, exercise)
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
+def spreadsheet_safe(value: str) -> str:
+    """``value`` as a CSV cell no spreadsheet runs as a formula.
+
+    A cell starting (after any spaces) with ``=``, ``+``, ``-``, ``@``, a tab,
+    a line break, ``|`` or ``%`` gets a leading ``'`` (the OWASP rule for CSV
+    injection); numbers and the lone ``-`` the grader writes for "no lab" stay
+    as they are.
+    """
+    text = str(value)
+    stripped = text.lstrip(" ")
+    if not stripped.startswith(_FORMULA_START) or text == "-" or _NUMBER.fullmatch(text):
+        return text
+    return "'" + text
+
+
 def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
     return buffer.getvalue()
 
 
@@ -138,26 +158,49 @@ def feedback_text(learner: str, graded: list[Graded]) -> str:
     return "\n".join(lines)
 
 
+_PAGE_STYLE = ("body{font-family:system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em;"
+               "line-height:1.5;color:#1f2328}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em}"
+               "ul.course-details{margin:0.2em 0 0.8em 1.2em;padding-left:1em}"
+               "code{background:rgba(127,127,127,0.15);padding:0 0.2em;border-radius:3px}")
+
+
 def feedback_html(learner: str, graded: list[Graded]) -> str:
-    """The same feedback as :func:`feedback_text`, as a standalone HTML page."""
-    body = []
-    for line in feedback_text(learner, graded).splitlines():
-        text = html.escape(line.lstrip(" -#"))
-        text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-        text = re.sub(r"`(.+?)`", r"<code>\1</code>", text)
-        if line.startswith("# "):
-            body.append(f"<h1>{text}</h1>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{text}</h2>")
-        elif line.startswith("  - "):
-            body.append(f'<li style="margin-left:2em">{text}</li>')
-        elif line.startswith("- "):
-            body.append(f"<li>{text}</li>")
-        elif line.strip():
-            body.append(f"<p>{text}</p>")
+    """The same feedback as :func:`feedback_text`, as a standalone HTML page with the labs' result boxes."""
+    from course.results import prose_html
+
+    body = [f"<h1>Feedback for {html.escape(learner)}</h1>"]
+    for g in sorted(graded, key=lambda g: (g.lab, str(g.path))):
+        score = sum(r.score for r in g.results)
+        total = sum(r.max_score for r in g.results)
+        title = f"Lab {g.lab}: {g.lab_title}" if g.lab_title else f"Lab {g.lab}"
+        body.append(f"<h2>{html.escape(title)} — {_points(score)}/{_points(total)}</h2>")
+        body.append(f"<p>Notebook: <code>{html.escape(g.path.name)}</code></p>")
+        if g.skipped:
+            body.append(f"<p>This notebook could not be graded: {prose_html(g.skipped)}</p>")
+        for result in g.results:
+            if g.skipped and result.exercise_id == "-":
+                continue
+            body.append(result._repr_html_())
+            details = [line.strip()[2:] for line in _exercise_feedback(result)[1:]
+                       if line.strip()[2:] != result.message]
+            if details:
+                items = "".join(f"<li>{_inline(detail)}</li>" for detail in details)
+                body.append(f'<ul class="course-details">{items}</ul>')
+        for heading, entries in (("Notes:", g.notes),
+                                 ("The grader also noticed (your instructor will look at this):", g.flags)):
+            if entries:
+                body.append(f"<p>{heading}</p><ul>" + "".join(f"<li>{_inline(e)}</li>" for e in entries) + "</ul>")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>Feedback for {html.escape(learner)}</title></head>\n<body>\n"
+            f"<title>Feedback for {html.escape(learner)}</title><style>{_PAGE_STYLE}</style></head>\n<body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _inline(text: str) -> str:
+    """One feedback line as HTML: escaped, `code` and $operators as code."""
+    from course.results import prose_html
+
+    parts = re.split(r"`(.+?)`", text)
+    return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else prose_html(part) for i, part in enumerate(parts))
 
 
 def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
@@ -175,10 +218,13 @@ def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
         for g in flagged:
             lines += [f"- {g.learner} (`{g.path.name}`):"] + [f"  - {flag}" for flag in g.flags]
         lines.append("")
-    lines += ["## Exercises", "", "| exercise | passed | attempted | learners | mean score |",
-              "|---|---|---|---|---|"]
+    lines += ["## Exercises", "", "Over the notebooks that were graded (the ones listed as not graded count in no row).",
+              "", "| exercise | passed | attempted | learners | mean score | mean of the attempts |",
+              "|---|---|---|---|---|---|"]
     by_exercise: dict[tuple[str, str], list[Result]] = {}
     for g in graded:
+        if g.skipped:  # not graded (another lab, not a notebook...): listed above, counted in no exercise
+            continue
         for r in g.results:
             if r.exercise_id != "-":
                 by_exercise.setdefault((g.lab, r.exercise_id), []).append(r)
@@ -189,7 +235,10 @@ def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
         attempted = sum(1 for r in results if r.status is not Status.NOT_ATTEMPTED)
         top = max((r.max_score for r in results), default=0)
         mean = sum(r.score for r in results) / len(results) if results else 0
-        lines.append(f"| {key[1]} | {passed} | {attempted} | {len(results)} | {mean:.2f}/{_points(top)} |")
+        tried = [r.score for r in results if r.status is not Status.NOT_ATTEMPTED]
+        mean_tried = f"{sum(tried) / len(tried):.2f}/{_points(top)}" if tried else "-"
+        lines.append(f"| {key[1]} | {passed} | {attempted} | {len(results)} | {mean:.2f}/{_points(top)} "
+                     f"| {mean_tried} |")
     lines.append("")
     for key in ordered:
         failures = Counter()

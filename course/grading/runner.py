@@ -1,49 +1,43 @@
-"""Grade one learner's lab notebook: instrument a copy, execute it, collect the verdicts.
+"""Grade one learner's lab notebook: run it in its own sandboxed kernel, grade each exercise outside it.
 
-The learner's file is only read.  A copy gets a grading cell after each answer
-cell (tag ``exercise:NN.k``); the copy runs in a fresh kernel of this Python
-with ``COURSE_DB_TAG`` set to the learner's tag, and each grading cell
-publishes the exercise's :class:`~course.results.Result` as
-:data:`~course.grading.RESULT_MIME` display data.
+The learner's file is only read.  A copy of it (outputs cleared) runs in a
+fresh kernel (:mod:`course.grading.kernel`, normally inside a bubblewrap
+sandbox), in a private folder that holds nothing but that copy.  Right after
+the answer cell of each exercise (tag ``exercise:NN.k``; the last one when
+there are several), the grader reads the answers through the agent and runs
+the visible, hidden and secret assertions in its own process
+(:mod:`course.grading.remote`), against the checks' database
+(:mod:`course.grading.checkdb`).  The sandbox is then killed with everything
+the notebook started.
 """
 
 from __future__ import annotations
 
-import atexit
 import copy
 import hashlib
-import os
 import re
-import subprocess
-import sys
-import threading
-import time
-from contextlib import contextmanager
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 
 import course
-from course.exercise import EXPECT_VARIABLE
-from course.grading import RESULT_MIME
-from course.notebooks import (
-    NotebookError, answer_cells, cell_tags, course_metadata, exercise_ids_of, lab_id_of, read_notebook,
+from course.grading.execution import (  # noqa: F401 - re-exported for the CLI and batch
+    DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_MB, DEFAULT_NOTEBOOK_TIMEOUT, DEFAULT_TIMEOUT, Execution, Limits, raised,
+    run_notebook, timed_out,
 )
+from course.grading.remote import NOT_STARTED  # noqa: F401 - re-exported
+from course.notebooks import NotebookError, answer_cells, course_metadata, exercise_ids_of, lab_id_of, read_notebook
 from course.results import Result, Status
 
 if TYPE_CHECKING:
-    from course.grading.guard import Manifest
+    from course.grading.checkdb import ChecksDatabase
     from course.grading.secret import SecretTests
 
-DEFAULT_TIMEOUT = 120
-DEFAULT_NOTEBOOK_TIMEOUT = 1800
-DEFAULT_MEMORY_MB = 2048
-DEFAULT_MAX_OUTPUT = 1_000_000
 MAX_NOTEBOOK_BYTES = 50_000_000  #: larger files are not read at all
-GRADING_TAG = "course-grading"
-SERVER_BACKENDS = ("server", "mongoeco-wire")
 
 
 @dataclass(frozen=True)
@@ -91,32 +85,9 @@ def error_result(info: ExerciseInfo, message: str) -> Result:
     return Result(info.id, info.title, Status.ERROR, message, 0.0, info.max_points)
 
 
-def grading_cell(exercise_id: str, manifest: "Manifest | None" = None,
-                 backends: list[str] | None = None, nonce: str = "") -> nbformat.NotebookNode:
-    """The code cell the grader inserts after the answer cell of ``exercise_id`` (see :mod:`course.grading.guard`)."""
-    from course.grading.guard import build_manifest, expected_backends, grading_source
-
-    manifest = manifest or build_manifest(exercise_id.split(".", 1)[0])
-    backends = backends or expected_backends(dict(os.environ))
-    cell = nbformat.v4.new_code_cell(grading_source(exercise_id, manifest, backends, nonce))
-    cell.metadata["tags"] = [GRADING_TAG]
-    cell.metadata["course_grading"] = {"exercise": exercise_id}
-    cell.pop("id", None)
-    return cell
-
-
-def instrument(notebook: nbformat.NotebookNode, lab: str, exercises: list[ExerciseInfo],
-               manifest: "Manifest | None" = None, backends: list[str] | None = None,
-               ) -> tuple[nbformat.NotebookNode, dict[str, tuple[int, int]], list[str]]:
-    """Return a graded copy of ``notebook``, exercise id -> (answer cell, grading cell) indexes, and notes.
-
-    Each grading cell gets its own nonce, kept in the returned notebook's
-    ``metadata.course_grading.nonces`` (exercise id -> nonce) for :func:`collect`.
-    """
-    from course.grading.guard import build_manifest, expected_backends, new_nonce
-
-    manifest = manifest or build_manifest(lab)
-    backends = backends or expected_backends(dict(os.environ))
+def graded_cells(notebook: nbformat.NotebookNode, lab: str,
+                 exercises: list[ExerciseInfo]) -> tuple[dict[int, list[str]], dict[str, int], list[str]]:
+    """Which cell to grade each exercise after: (cell -> exercise ids, exercise id -> cell, notes)."""
     known = {info.id for info in exercises}
     tagged = answer_cells(notebook)
     notes = []
@@ -124,365 +95,85 @@ def instrument(notebook: nbformat.NotebookNode, lab: str, exercises: list[Exerci
         where = ", ".join(str(i) for i in tagged[ident])
         notes.append(f"cell {where} is tagged exercise:{ident}, which is not an exercise of "
                      f"lab {lab}; it was not graded")
-    chosen: dict[int, list[str]] = {}
+    after: dict[int, list[str]] = {}
+    where_: dict[str, int] = {}
     for info in exercises:
         cells = tagged.get(info.id, [])
         if len(cells) > 1:
             notes.append(f"exercise {info.id}: {len(cells)} cells are tagged exercise:{info.id} "
                          f"(cells {', '.join(map(str, cells))}); the last one was graded")
         if cells:
-            chosen.setdefault(cells[-1], []).append(info.id)
-    graded = copy.deepcopy(notebook)
-    for cell in graded.cells:  # never keep outputs the learner saved: only this run's count
-        if cell.get("cell_type") == "code":
-            cell.outputs = []
-    cells, where, nonces = [], {}, {}
-    for index, cell in enumerate(graded.cells):
-        cells.append(cell)
-        answer = len(cells) - 1
-        for ident in chosen.get(index, []):
-            nonces[ident] = new_nonce()
-            cells.append(grading_cell(ident, manifest, backends, nonces[ident]))
-            where[ident] = (answer, len(cells) - 1)
-    graded.cells = cells
-    graded.metadata["course_grading"] = {"nonces": nonces}
-    return graded, where, notes
-
-
-_ENVIRONMENT_LOCK = threading.Lock()
-
-
-@contextmanager
-def _tag_environment(tag: str) -> Iterator[None]:
-    from course.namespace import TAG_VARIABLE
-
-    before = os.environ.get(TAG_VARIABLE)
-    os.environ[TAG_VARIABLE] = tag
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(TAG_VARIABLE, None)
-        else:
-            os.environ[TAG_VARIABLE] = before
-
-
-def kernel_environment(tag: str) -> dict[str, str]:
-    """The learner kernel's environment: ours, plus the learner's database tag."""
-    from course.namespace import TAG_VARIABLE
-
-    env = dict(os.environ)
-    env[TAG_VARIABLE] = tag
-    env.pop(EXPECT_VARIABLE, None)  # the learner's check() calls must not raise while grading
-    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    return env
-
-
-def kernel_manager_class(memory_mb: int = 0) -> type:
-    """A kernel manager that starts this Python's ipykernel through :mod:`course.grading.launcher`."""
-    from jupyter_client.kernelspec import KernelSpec
-    from jupyter_client.manager import AsyncKernelManager
-
-    class ThisPythonKernelManager(AsyncKernelManager):
-        """Runs the kernel with the grader's own interpreter, whatever the notebook's kernelspec says."""
-
-        @property
-        def kernel_spec(self) -> KernelSpec:
-            """``sys.executable -m course.grading.launcher``, ignoring the notebook's kernelspec."""
-            if self._kernel_spec is None:
-                self._kernel_spec = KernelSpec(
-                    argv=[sys.executable, "-m", "course.grading.launcher", "--memory-mb", str(int(memory_mb)),
-                          "-f", "{connection_file}"],
-                    display_name=f"Python {sys.version_info.major}.{sys.version_info.minor}",
-                    language="python",
-                )
-            return self._kernel_spec
-
-    return ThisPythonKernelManager
-
-
-@dataclass
-class Limits:
-    """What one notebook may use."""
-
-    cell_timeout: float = DEFAULT_TIMEOUT  #: seconds per cell
-    notebook_timeout: float = DEFAULT_NOTEBOOK_TIMEOUT  #: seconds for the whole notebook
-    memory_mb: int = DEFAULT_MEMORY_MB  #: the kernel's address space (0: unlimited)
-    max_output_bytes: int = DEFAULT_MAX_OUTPUT  #: captured output kept per notebook
-
-
-@dataclass
-class Execution:
-    """How a run went: "" or why it stopped, and which cells hit which limit."""
-
-    stopped: str = ""
-    stopped_at: int | None = None  #: index (in the instrumented copy) of the cell running when it stopped
-    dead: bool = False  #: the kernel died
-    notebook_timeout: bool = False
-    truncated: list[int] = field(default_factory=list)  #: cells whose output was cut
-
-
-def _client_class():
-    from nbclient import NotebookClient
-
-    class CappedClient(NotebookClient):
-        """Keeps at most ``max_output_bytes`` of output (verdicts of grading cells always kept)."""
-
-        max_output_bytes = DEFAULT_MAX_OUTPUT
-        kept_bytes = 0
-        truncated: list
-
-        def output(self, outs, msg, display_id, cell_index):  # noqa: D401 - nbclient hook
-            content = msg.get("content", {})
-            data = content.get("data", {}) if isinstance(content, dict) else {}
-            if RESULT_MIME not in data:
-                size = len(str(content))
-                self.kept_bytes += size
-                if self.kept_bytes > self.max_output_bytes:
-                    if cell_index not in self.truncated:
-                        self.truncated.append(cell_index)
-                        outs.append(nbformat.v4.new_output(
-                            "stream", name="stderr",
-                            text=f"[course grade: output cut at {self.max_output_bytes} bytes]\n"))
-                    return None
-            return super().output(outs, msg, display_id, cell_index)
-
-    return CappedClient
-
-
-def execute(notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], timeout: float,
-            limits: Limits | None = None) -> str:
-    """Run ``notebook`` in place in a fresh kernel; return "" or why execution stopped early."""
-    return run_notebook(notebook, cwd, env, limits or Limits(cell_timeout=timeout)).stopped
-
-
-def run_notebook(notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], limits: Limits) -> Execution:
-    """Run ``notebook`` in place in a fresh, memory-limited kernel under both time limits."""
-    import asyncio
-
-    from nbclient.exceptions import DeadKernelError
-
-    client = _client_class()(
-        notebook,
-        timeout=limits.cell_timeout,
-        allow_errors=True,
-        interrupt_on_timeout=True,
-        error_on_timeout={"ename": "TimeoutError", "evalue": f"the cell ran longer than {limits.cell_timeout:g} s"},
-        kernel_manager_class=kernel_manager_class(limits.memory_mb),
-        resources={"metadata": {"path": str(cwd)}},
-        record_timing=False,
-        shutdown_kernel="immediate",
-    )
-    client.max_output_bytes = limits.max_output_bytes
-    client.truncated = []
-    outcome = Execution()
-
-    async def run() -> None:
-        deadline = time.monotonic() + limits.notebook_timeout
-        async with client.async_setup_kernel(env=env, cwd=str(cwd), stderr=subprocess.DEVNULL):
-            _default_signals()  # a SIGTERM or Ctrl-C stops the grader, not just this kernel
-            for index, cell in enumerate(notebook.cells):
-                if cell.get("cell_type") != "code":
-                    continue
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    outcome.notebook_timeout, outcome.stopped_at = True, index
-                    outcome.stopped = (f"the notebook ran past its total time limit of "
-                                       f"{limits.notebook_timeout:g} s")
-                    return
-                client.timeout = max(1, min(limits.cell_timeout, int(left) + 1))
-                try:
-                    await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-                except DeadKernelError as error:
-                    outcome.dead, outcome.stopped_at = True, index
-                    outcome.stopped = _KERNEL_DIED
-                    return
-                if client.timeout < limits.cell_timeout and raised(cell) and _timed_out(cell) \
-                        and time.monotonic() >= deadline - 0.5:
-                    outcome.notebook_timeout, outcome.stopped_at = True, index
-                    outcome.stopped = (f"the notebook ran past its total time limit of "
-                                       f"{limits.notebook_timeout:g} s")
-                    return
-
-    try:
-        asyncio.run(run())
-    except DeadKernelError as error:
-        outcome.dead = True
-        outcome.stopped = outcome.stopped or _KERNEL_DIED
-    except Exception as error:  # a kernel that never started, a broken message, ...
-        outcome.dead = True
-        outcome.stopped = outcome.stopped or f"{type(error).__name__}: {_first_line(error)}"
-    finally:
-        atexit.unregister(client._cleanup_kernel)
-    outcome.truncated = list(client.truncated)
-    return outcome
-
-
-def _default_signals() -> None:
-    """Undo nbclient's SIGINT/SIGTERM handlers (they would only shut the kernel down and go on)."""
-    import asyncio
-    import signal
-
-    try:
-        loop = asyncio.get_running_loop()
-        loop.remove_signal_handler(signal.SIGINT)
-        loop.remove_signal_handler(signal.SIGTERM)
-    except (RuntimeError, ValueError):
-        pass
-
-
-_KERNEL_DIED = "the kernel died (the code crashed the Python process, exited it, or ran out of memory)"
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else ""
-
-
-def _timed_out(cell: Any) -> bool:
-    error = raised(cell)
-    return error.startswith("KeyboardInterrupt") or error.startswith("TimeoutError")
-
-
-def published(cell: Any, nonce: str) -> tuple[dict | None, str]:
-    """The payload a grading cell published with ``nonce``, and a problem ("" if none)."""
-    payloads = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") in ("display_data", "execute_result"):
-            data = output.get("data", {})
-            if RESULT_MIME in data:
-                payloads.append(data[RESULT_MIME])
-    genuine = [p for p in payloads if isinstance(p, dict) and p.get("nonce") == nonce and nonce]
-    if len(payloads) > 1 or (payloads and not genuine):
-        seen = [f for p in genuine for f in p.get("findings", []) if isinstance(f, str)]
-        return {"findings": list(dict.fromkeys(seen))}, (
-            "the grading cell's output was tampered with (a verdict that the grader did "
-            "not produce appeared in it)")
-    return (genuine[0] if genuine else None), ""
-
-
-def published_result(cell: Any, nonce: str | None = None) -> Result | None:
-    """The Result a grading cell published (with ``nonce`` when given), if any."""
-    for output in cell.get("outputs", []):
-        data = output.get("data", {}) if output.get("output_type") in ("display_data", "execute_result") else {}
-        if RESULT_MIME in data:
-            payload = dict(data[RESULT_MIME])
-            if "result" in payload or "nonce" in payload:
-                if nonce is not None and payload.get("nonce") != nonce:
-                    return None
-                payload = payload.get("result") or {}
-            try:
-                return Result.from_dict(dict(payload))
-            except (TypeError, ValueError, KeyError):
-                return None
-    return None
-
-
-def raised(cell: Any) -> str:
-    """``"<ExceptionType>: <message>"`` if ``cell`` ended in an error, else ""."""
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            return f"{output.get('ename', 'Exception')}: {output.get('evalue', '')}".rstrip(": ")
-    return ""
-
-
-def _learner_index(notebook: nbformat.NotebookNode, index: int) -> int:
-    """The index in the learner's file of cell ``index`` of the instrumented copy."""
-    return sum(1 for cell in notebook.cells[:index] if GRADING_TAG not in cell_tags(cell))
+            after.setdefault(cells[-1], []).append(info.id)
+            where_[info.id] = cells[-1]
+    return after, where_, notes
 
 
 def describe_cell(notebook: nbformat.NotebookNode, index: int) -> str:
-    """"cell 7 (answer of exercise 01.3)", "the grading cell of exercise 01.2" or "cell 4 (after exercise 01.1)"."""
+    """"cell 7 (the answer cell of exercise 01.3)" or "cell 4 (after exercise 01.1)"."""
     cell = notebook.cells[index]
-    if GRADING_TAG in cell_tags(cell):
-        return f"the grading cell of exercise {cell.metadata.get('course_grading', {}).get('exercise', '?')}"
-    where = f"cell {_learner_index(notebook, index)}"
     ids = exercise_ids_of(cell)
     if ids:
-        return f"{where} (the answer cell of exercise {', '.join(ids)})"
+        return f"cell {index} (the answer cell of exercise {', '.join(ids)})"
     before = [ident for c in notebook.cells[:index] for ident in exercise_ids_of(c)]
-    return f"{where} (after exercise {before[-1]})" if before else f"{where} (before the first exercise)"
+    return f"cell {index} (after exercise {before[-1]})" if before else f"cell {index} (before the first exercise)"
 
 
-def collect(notebook: nbformat.NotebookNode, where: dict[str, tuple[int, int]],
-            exercises: list[ExerciseInfo], stopped: str | Execution,
-            findings: list[str] | None = None) -> list[Result]:
-    """Read each exercise's verdict from the executed notebook (only from its own grading cell)."""
-    from course.grading.kernel import NOT_STARTED
+def interrupted_cells(notebook: nbformat.NotebookNode, timeout: float) -> list[str]:
+    """Notes naming the learner's cells that hit the time limit."""
+    return [f"{describe_cell(notebook, index)} ran longer than {timeout:g} s and was interrupted"
+            for index, cell in enumerate(notebook.cells) if timed_out(cell)]
 
-    run = stopped if isinstance(stopped, Execution) else Execution(stopped=stopped)
-    nonces = notebook.get("metadata", {}).get("course_grading", {}).get("nonces", {})
-    findings = findings if findings is not None else []
+
+def verdicts(notebook: nbformat.NotebookNode, where: dict[str, int], exercises: list[ExerciseInfo],
+             run: Execution) -> list[Result]:
+    """One Result per exercise: the grade computed after its answer cell, or why there is none."""
     results = []
     for info in exercises:
         if info.id not in where:
             results.append(error_result(
                 info, f"exercise {info.id}: answer cell missing (no cell tagged exercise:{info.id})"))
             continue
-        answer, grading = where[info.id]
-        cell = notebook.cells[grading]
-        if info.id in nonces:
-            payload, problem = published(cell, nonces[info.id])
-        else:  # a notebook instrumented without nonces (unit tests): read it as it is
-            payload, problem = None, ""
-            legacy = published_result(cell)
-            if legacy is not None:
-                payload = {"result": legacy.to_dict()}
-        result = None
-        if payload is not None:
-            findings += [f for f in payload.get("findings", []) if f not in findings]
-        if payload is not None and not problem:
-            if "failure" in payload:
-                problem = f"the grader could not run: {payload['failure']}"
-            else:
-                try:
-                    result = Result.from_dict(dict(payload["result"]))
-                except (TypeError, ValueError, KeyError):
-                    problem = "the grading cell's output could not be read"
-        error = raised(notebook.cells[answer])
-        if problem:
-            if "tampered" in problem and problem not in findings:
-                findings.append(f"exercise {info.id}: {problem}")
-            results.append(error_result(info, problem))
-        elif result is not None and result.status is Status.ERROR and result.message == NOT_STARTED:
-            results.append(error_result(info, NOT_STARTED))
-        elif _timed_out(notebook.cells[answer]):
+        answer = notebook.cells[where[info.id]]
+        graded = run.graded.get(info.id)
+        if timed_out(answer):
             results.append(error_result(info, "the answer cell ran past the time limit and was interrupted"))
-        elif error:
-            results.append(error_result(info, f"the answer cell raised {error}"))
-        elif result is None:
-            if run.stopped_at is not None and run.stopped_at <= grading:
-                why = f"{run.stopped} while running {describe_cell(notebook, run.stopped_at)}"
+        elif raised(answer):
+            results.append(error_result(info, f"the answer cell raised {raised(answer)}"))
+        elif graded is None:
+            stopped_at = run.stopped_at
+            if stopped_at is not None and stopped_at <= where[info.id]:
+                why = f"{run.stopped} while running {describe_cell(notebook, stopped_at)}"
             else:
-                why = run.stopped or raised(cell) or "the grading cell published nothing"
+                why = run.stopped or "the answer cell did not run"
             results.append(error_result(info, f"no result was recorded: the notebook stopped before "
                                               f"this exercise was graded ({why})"))
+        elif graded.status is Status.ERROR and graded.message == NOT_STARTED:
+            results.append(error_result(info, NOT_STARTED))
         else:
-            results.append(result)
+            results.append(graded)
     return results
 
 
-def interrupted_cells(notebook: nbformat.NotebookNode, timeout: float) -> list[str]:
-    """Notes naming the learner's cells (by their index in the learner's file) that hit the time limit."""
-    return [f"{describe_cell(notebook, index)} ran longer than {timeout:g} s and was interrupted"
-            for index, cell in enumerate(notebook.cells)
-            if GRADING_TAG not in cell_tags(cell) and _timed_out(cell)]
-
-
-SUSPICIOUS = (  # (fragment in the learner's code, what it suggests)
+SUSPICIOUS = (  # (fragment in the learner's code, what it suggests): for review, never a grade
     ("course.grading", "imports the grader"),
     ("vnd.course.result", "writes grader verdicts"),
     ("RESULT_MIME", "writes grader verdicts"),
     ("_ACTIVE", "reaches into the lab registry"),
     (".evaluate", "calls or replaces the exercise engine"),
     ("__code__", "rewrites function code"),
+    ("sys.modules", "edits loaded modules"),
+    ("gc.get_objects", "walks the interpreter's objects"),
+    ("input_transformers", "rewrites cells before they run"),
     ("display_pub", "hooks the notebook's output"),
     ("events.register", "registers notebook event hooks"),
+    ("Session.send", "hooks the kernel's messages"),
+    ("builtins.compile", "replaces compile"),
     ("settrace", "installs a trace function"),
-    ("setprofile", "installs a profile function"),
-    ("gc.get_objects", "walks the interpreter's objects"),
-    ("sys.modules", "edits loaded modules"),
+    ("setrlimit", "changes resource limits"),
+    ("/proc/", "reads other processes"),
+    ("setsid", "starts processes that outlive the cell"),
     ("ctypes", "uses ctypes"),
+    ("__eq__", "defines how its answers compare"),
     ("course/", "touches the course package's files"),
 )
 
@@ -501,31 +192,40 @@ def suspicious_code(notebook: nbformat.NotebookNode) -> list[str]:
     return found
 
 
-def drop_learner_databases(lab: str, tag: str) -> list[str]:
-    """On a server backend, drop the databases ``lab`` uses under ``tag``; return their names."""
-    from course.backends import URI_VARIABLE, open_backend
-    from course.namespace import guard, lab_databases
+def drop_checks_databases(checks: "ChecksDatabase", lab: str, tag: str) -> list[str]:
+    """Drop the checks' databases of ``lab`` for learner ``tag`` (only ``course_*_g<tag>`` ones)."""
+    from course.grading.remote import tagged_name
 
-    if not os.environ.get(URI_VARIABLE):
-        return []  # embedded backends lived in the learner's kernel, which is gone
-    backend = open_backend()
-    if backend.name not in SERVER_BACKENDS:
-        return []
-    with _ENVIRONMENT_LOCK, _tag_environment(tag):  # other grading threads read os.environ too
-        names = list(lab_databases(lab))
+    names = [tagged_name(lab, purpose, tag) for purpose in ("", "scratch")]
     for name in names:
         if not name.endswith("_g" + tag):
             raise RuntimeError(f"refusing to drop {name!r}: it does not carry the tag {tag!r}")
-        backend.client.drop_database(guard(name))
+        checks.backend.client.drop_database(name)
     return names
+
+
+def load_secret_modules(secret: "SecretTests | None") -> list[Any]:
+    """Import the secret test files in this (the grader's) process."""
+    import importlib.util
+    import sys
+
+    modules = []
+    for name, path in (secret.files.items() if secret else []):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.modules.pop(name, None)
+        modules.append(module)
+    return modules
 
 
 def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *,
                    limits: Limits | None = None, expected_lab: str | None = None,
-                   secret: "SecretTests | None" = None) -> Graded:
+                   secret: "SecretTests | None" = None, checks: "ChecksDatabase | None" = None,
+                   sandbox: bool = True, secret_modules: list[Any] | None = None) -> Graded:
     """Grade the notebook at ``path`` for ``learner``; never modifies the file."""
-    from course.grading.guard import build_manifest, expected_backends
-
     limits = limits or Limits(cell_timeout=timeout)
     path = Path(path)
     try:
@@ -539,8 +239,7 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
     try:
         notebook = read_notebook(path, strict=False)
     except NotebookError as error:
-        lab = expected_lab or _known_lab_from_name(path)
-        return _unrunnable(learner, path, lab, str(error), secret)
+        return _unrunnable(learner, path, expected_lab or _known_lab_from_name(path), str(error), secret)
     lab = lab_id_of(notebook, path)
     if expected_lab and lab != expected_lab:
         what = f"lab {lab}'s notebook" if lab else "not a notebook of any lab"
@@ -559,28 +258,79 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
     if made_for and made_for != course.__version__:
         notes.append(f"this notebook was made for course version {made_for}; it was graded with "
                      f"version {course.__version__} (exercises may have changed since)")
-    tag = learner_tag(learner)
-    env = kernel_environment(tag)
-    manifest = build_manifest(lab, secret.files if secret else None)
-    graded_copy, where, instrument_notes = instrument(notebook, lab, exercises, manifest, expected_backends(env))
-    notes += instrument_notes
-    run = run_notebook(graded_copy, path.parent.resolve(), env, limits)
+    after, where, plan_notes = graded_cells(notebook, lab, exercises)
+    notes += plan_notes
+    graded_copy = copy.deepcopy(notebook)
+    for cell in graded_copy.cells:  # never keep outputs the learner saved: only this run's count
+        if cell.get("cell_type") == "code":
+            cell.outputs = []
+    own_checks = checks is None
+    if own_checks:
+        from course.grading.checkdb import open_checks_database
+
+        checks = open_checks_database()
+    try:
+        run = _execute(graded_copy, path.name, lab, learner_tag(learner), after, limits, checks, sandbox,
+                       load_secret_modules(secret) if secret_modules is None else secret_modules, exercises)
+    finally:
+        if own_checks:
+            checks.close()
     if run.stopped:
         where_ = f" while running {describe_cell(graded_copy, run.stopped_at)}" if run.stopped_at is not None else ""
         notes.append(f"execution stopped early: {run.stopped}{where_}")
     notes += interrupted_cells(graded_copy, limits.cell_timeout)
     for index in run.truncated:
         notes.append(f"{describe_cell(graded_copy, index)} printed too much; its output was cut")
-    changed = manifest.verify(relevant_to=lab)
-    if changed:  # the grading cells refuse changed files themselves; this only tells the instructor
-        flags.append("the course package's files changed while this notebook ran: "
-                     + ", ".join(Path(c).name for c in changed))
+    return Graded(learner, path, lab, verdicts(graded_copy, where, exercises, run), notes, "", title, flags)
+
+
+def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, after: dict[int, list[str]],
+             limits: Limits, checks: "ChecksDatabase", sandbox: bool, secret_modules: list[Any],
+             exercises: list[ExerciseInfo]) -> Execution:
+    """Run ``notebook`` in a fresh kernel in a private folder; grade each exercise after its answer cell."""
+    from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
+    from course.grading.relay import Relay
+    from course.grading.remote import AgentLink, grade_exercise
+    from course.lessons import lesson
+    from course.notebooks import write_notebook
+
+    classes = {cls.id: cls for cls in lesson(lab).EXERCISES}
+    infos = {info.id: info for info in exercises}
+    root = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    relay = link = None
     try:
-        drop_learner_databases(lab, tag)
-    except Exception as error:  # cleanup trouble must not lose the grades
-        notes.append(f"could not drop the learner's databases: {type(error).__name__}: {error}")
-    results = collect(graded_copy, where, exercises, run, flags)
-    return Graded(learner, path, lab, results, notes, "", title, flags)
+        work, sockets = prepare_folders(root)
+        write_notebook(notebook, work / name)  # the kernel's only view of the learner's folder
+        if checks.reachable:
+            relay = Relay(str(sockets / "db.sock"), lambda: checks.address)
+        cpu = int(limits.notebook_timeout) + 60
+        env = kernel_environment(tag, work, sandbox)
+        manager = kernel_manager(work, sockets, env, KernelLimits(memory_mb=limits.memory_mb, cpu_seconds=cpu),
+                                 sandbox)
+        link = AgentLink(str(sockets / "agent.sock"), relay, limits.cell_timeout, lambda: None)
+
+        def grade(exercise_id: str, index: int, gave_up: Any, interrupt: Any, token: str) -> Result:
+            link.interrupt = interrupt
+            from course.grading.remote import AgentGone
+
+            try:
+                with link.session(gave_up, limits.cell_timeout, token) as agent:
+                    return grade_exercise(agent, classes[exercise_id], checks, tag, secret_modules)
+            except AgentGone as error:
+                return error_result(infos[exercise_id], f"could not grade: {error}")
+
+        run = run_notebook(notebook, manager, env, work, limits, after, str(sockets / "agent.sock"), grade)
+        if checks.started:
+            try:
+                drop_checks_databases(checks, lab, tag)
+            except Exception:  # noqa: BLE001 - cleanup trouble must not lose the grades
+                pass
+        return run
+    finally:
+        for part in (link, relay):
+            if part is not None:
+                part.close()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _known_lab_from_name(path: Path) -> str | None:

@@ -76,6 +76,101 @@ def install() -> None:
     sys.modules[f"course.lessons.{MODULE}"] = sys.modules[__name__]
 
 
+# ---- lab 98: one exercise whose checks hand a collection to the learner's function ----------
+
+DB_LAB, DB_MODULE = "98", "fake98"
+KITCHEN = [{"_id": i, "category": "kitchen" if i % 3 == 0 else "garden"} for i in range(1, 10)]
+
+
+class CountKitchen(Exercise):
+    id = "98.1"
+    title = "Count the kitchen products"
+    answers = ("count_kitchen",)
+    requirements = {"count": "the number of kitchen products in the collection it is given",
+                    "reads": "it only reads"}
+
+    def _products(self, documents):
+        from course.recording import RecordingCollection
+
+        products = self.lab.scratch().products
+        products.insert_many([dict(d) for d in documents])
+        return RecordingCollection(products)
+
+    @visible(points=2, checks="count")
+    def counts(self, a):
+        """count_kitchen counts the kitchen products"""
+        products = self._products(KITCHEN)
+        got = self.call("count_kitchen", a.count_kitchen, products)
+        if got != 3:
+            raise Incorrect(f"count_kitchen returned {got!r}; the collection holds 3 kitchen products")
+
+    @visible(points=1, checks="reads")
+    def only_reads(self, a):
+        """count_kitchen only reads"""
+        products = self._products(KITCHEN)
+        self.call("count_kitchen", a.count_kitchen, products)
+        if products.writes() or not products.reads():
+            raise Incorrect("count_kitchen should read the collection and write nothing")
+
+    @hidden(points=2, checks="count")
+    def counts_more(self, a):
+        """count_kitchen counts a bigger collection"""
+        products = self._products([{"_id": i, "category": "kitchen"} for i in range(40)])
+        got = self.call("count_kitchen", a.count_kitchen, products)
+        if got != 40:
+            raise Incorrect(f"count_kitchen returned {got!r} for 40 kitchen products")
+        if products.count_documents({}) != 40:
+            raise Incorrect("the collection changed while count_kitchen ran")
+
+
+def install_db_lab() -> None:
+    """Register lab 98 (:class:`CountKitchen`) as ``course.lessons.fake98`` in this process."""
+    import types
+
+    import course.lessons
+
+    module = types.ModuleType(f"course.lessons.{DB_MODULE}")
+    module.TITLE, module.SLUG, module.EXERCISES = "A fake lab with a database", "fake-db-lab", (CountKitchen,)
+    course.lessons.MODULES[DB_LAB] = DB_MODULE
+    sys.modules[module.__name__] = module
+
+
+DB_START = ("import support.fake_lesson\n"
+            "support.fake_lesson.install_db_lab()\n"
+            "from course import start_lab, ____\n"
+            "lab = start_lab(\"98\")")
+
+
+def kernel_folder() -> str:
+    """A folder holding only ``support/fake_lesson.py``, for ``COURSE_GRADE_KERNEL_PATH`` (made once).
+
+    Learner kernels import lab 99 from it; they never see the rest of tests/ (the golden and hostile
+    classes hold secrets the learners must not read).
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    global _KERNEL_FOLDER
+    if _KERNEL_FOLDER is None or not Path(_KERNEL_FOLDER, "support", "fake_lesson.py").exists():
+        folder = Path(tempfile.mkdtemp(prefix="course-fake99-"))
+        (folder / "support").mkdir()
+        (folder / "support" / "__init__.py").write_text("")
+        shutil.copy(Path(__file__), folder / "support" / "fake_lesson.py")
+        _KERNEL_FOLDER = str(folder)
+    return _KERNEL_FOLDER
+
+
+_KERNEL_FOLDER: str | None = None
+
+
+def sandbox_arguments() -> list[str]:
+    """``[]`` where bubblewrap works here, else ``["--unsandboxed"]`` (CI installs bubblewrap)."""
+    from course.grading.sandbox import sandbox_problem
+
+    return [] if not sandbox_problem() else ["--unsandboxed"]
+
+
 # ---- synthetic notebooks for lab 99 ------------------------------------------------
 
 START = ("import support.fake_lesson\n"

@@ -1,0 +1,182 @@
+"""The agent in a learner's kernel: answers the grader's questions, calls learner functions.
+
+While an exercise is graded the grader runs ``serve(PATH)`` in the kernel (as
+a silent cell).  The agent connects to the grader's channel socket
+(:mod:`course.grading.channel`) and serves requests until told ``done``:
+
+* ``{"op": "answers", "names": [...]}``: the answer variables, as plain data
+  (functions as handles);
+* ``{"op": "call", "handle": n, "args": [...], "kwargs": {...}}``: call a
+  learner function; collections and databases arrive as references and are
+  rebuilt on a pymongo client connected to the checks' database through the
+  socket ``db.sock`` beside the channel (the grader's relay, which lets data
+  commands through only during the call); returned cursors and iterables go back as lists, an exception as
+  its type name and message;
+* ``{"op": "lab", "lab": "01"}``: whether the learner started the lab, and the
+  names of its database's collections; ``{"op": "collection", ...}``: one of
+  them as plain data (documents, indexes, options), for checks that look at
+  the learner's own lab database.
+
+Nothing here is trusted: the learner can replace any of it, and then only
+changes what the grader reads as the learner's own answers.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+from urllib.parse import quote_plus
+
+from course.grading.channel import TAG, ChannelError, Encoder, decode, receive, send
+
+MAX_MESSAGE = 2000  #: characters of an exception message sent back
+
+
+class _Agent:
+    def __init__(self, sock: socket.socket, db_socket: str):
+        self.sock = sock
+        self.db_socket = db_socket
+        self.handles: dict[int, Any] = {}
+        self.client = None
+        self.encoder = Encoder(self._special, materialise=True)
+
+    # ---- encoding ------------------------------------------------------------
+    def _special(self, value: Any) -> dict | None:
+        from course.placeholder import Placeholder
+
+        if isinstance(value, Placeholder):
+            return {TAG: "placeholder"}
+        if isinstance(value, (dict, list, tuple, set, frozenset, str, bytes, int, float)):
+            return None
+        if callable(value):
+            number = len(self.handles) + 1
+            self.handles[number] = value
+            return {TAG: "handle", "id": number, "name": str(getattr(value, "__name__", "function"))[:100]}
+        return None
+
+    def _rebuild(self, tagged: dict) -> Any:
+        kind = tagged.get(TAG)
+        if kind == "handle":
+            return self.handles[int(tagged["id"])]
+        if kind in ("collection", "database"):
+            database = self._client()[str(tagged["db"])]
+            return database[str(tagged["name"])] if kind == "collection" else database
+        return None
+
+    def _client(self) -> Any:
+        if self.client is None:
+            import pymongo
+
+            self.client = pymongo.MongoClient(f"mongodb://{quote_plus(self.db_socket)}/?directConnection=true",
+                                              serverSelectionTimeoutMS=30_000, connect=False,
+                                              appname="course-grading-agent")
+        return self.client
+
+    def _drop_connections(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    # ---- requests --------------------------------------------------------------
+    def answers(self, names: list) -> dict:
+        from course.exercise import notebook_namespace
+
+        namespace = notebook_namespace()
+        values = {}
+        for name in names:
+            name = str(name)
+            values[name] = self.encoder.encode(namespace[name]) if name in namespace else {TAG: "missing"}
+        return {"values": values}
+
+    def call(self, message: dict) -> dict:
+        try:
+            function = self.handles[int(message["handle"])]
+            args = decode(message.get("args", []), self._rebuild)
+            kwargs = decode(message.get("kwargs", {}), self._rebuild)
+        except (KeyError, ValueError, TypeError, ChannelError) as error:
+            return {"failed": f"a malformed call: {error}"}
+        try:
+            value = function(*args, **kwargs)
+            return {"value": self.encoder.encode(value)}
+        except KeyboardInterrupt:
+            return {"interrupted": True}
+        except BaseException as error:  # noqa: BLE001 - whatever the learner's code raised crosses as data
+            return {"raised": _describe(error)}
+
+    def lab(self, lab_id: str) -> dict:
+        from course.session import active_lab
+
+        lab = active_lab(str(lab_id))
+        if lab is None:
+            return {"started": False, "collections": []}
+        try:
+            names = [str(name) for name in lab.db.list_collection_names()]
+        except Exception:  # noqa: BLE001 - a lab object the notebook replaced: no database to describe
+            names = []
+        return {"started": True, "collections": sorted(names)}
+
+    def collection(self, lab_id: str, name: str, limit: int) -> dict:
+        from course.session import active_lab
+
+        lab = active_lab(str(lab_id))
+        collection = lab.db[str(name)]
+        documents = list(collection.find({}).limit(int(limit) + 1))
+        options = {}
+        for info in lab.db.list_collections(filter={"name": str(name)}):
+            options = dict(info.get("options", {}))
+        return {"documents": self.encoder.encode(documents), "indexes": self.encoder.encode(
+            {k: dict(v) for k, v in collection.index_information().items()}), "options": self.encoder.encode(options)}
+
+    def serve(self) -> None:
+        while True:
+            message = receive(self.sock)
+            op = message.get("op")
+            try:
+                if op == "done":
+                    return
+                if op == "answers":
+                    reply = self.answers(list(message.get("names", [])))
+                elif op == "call":
+                    reply = self.call(message)
+                elif op == "lab":
+                    reply = self.lab(message.get("lab", ""))
+                elif op == "collection":
+                    reply = self.collection(message.get("lab", ""), message.get("name", ""),
+                                            message.get("limit", 100_000))
+                else:
+                    reply = {"failed": f"unknown request {str(op)[:40]!r}"}
+            except KeyboardInterrupt:
+                reply = {"interrupted": True}
+            except Exception as error:  # noqa: BLE001 - report, keep serving
+                reply = {"failed": f"{type(error).__name__}: {str(error)[:MAX_MESSAGE]}"}
+            try:
+                send(self.sock, reply)
+            except (ValueError, ChannelError) as error:
+                send(self.sock, {"failed": f"the reply could not be sent: {error}"})
+
+
+def _describe(error: BaseException) -> dict:
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - a learner exception whose __str__ fails
+        message = ""
+    described = {"type": str(type(error).__name__)[:100], "message": str.__str__(message)[:MAX_MESSAGE],
+                 "names": [str(k.__name__)[:100] for k in type(error).__mro__ if k is not object][:20]}
+    code = getattr(error, "code", None)
+    if type(code) is int:
+        described["code"] = code
+    return described
+
+
+def serve(channel_path: str, token: str = "", db_socket: str | None = None) -> None:
+    """Connect to the grader's channel at ``channel_path``, greet with ``token``, serve until told ``done``."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(channel_path)
+    send(sock, {"hello": token})
+    agent = _Agent(sock, db_socket or os.path.join(os.path.dirname(channel_path), "db.sock"))
+    try:
+        agent.serve()
+    finally:
+        agent._drop_connections()
+        sock.close()

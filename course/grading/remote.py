@@ -1,0 +1,369 @@
+"""The grader's side of the channel: learner answers as plain data, learner functions as handles.
+
+After an answer cell, the grader asks the kernel's agent (:mod:`course.grading.agent`)
+for the exercise's answer variables and runs every assertion here, in its own
+process, on its own copy of ``course.lessons``:
+
+* a data answer arrives as plain data (:mod:`course.grading.channel`);
+* a function arrives as a :class:`RemoteFunction`: calling it sends the
+  arguments as data (collections and databases as references to the checks'
+  database), opens the sandbox's relay for that call's databases only, and
+  returns plain data, or raises :class:`LearnerRaised` with the learner's
+  exception type name and message;
+* ``lab.scratch()`` is a database of the checks' server (tagged per learner),
+  and ``lab.db``, the learner's own lab database, is a copy the agent describes
+  as data (documents, indexes, options), made when a check first asks for it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import select
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from course.grading.channel import TAG, ChannelError, ChannelTimeout, Encoder, decode, receive, send
+from course.session import Lab
+
+NOT_STARTED = "the lab was never started: the first code cell (start_lab) is missing or failed"
+MAX_LAB_DOCUMENTS = 100_000
+
+from course.exercise import LearnerRaised
+
+
+class LearnerTimeout(Exception):
+    """A learner function ran past the time limit (the kernel was interrupted)."""
+
+
+class AgentGone(Exception):
+    """The kernel's agent stopped answering (it died, was broken by the notebook, or hung)."""
+
+
+def _exception_bases() -> dict[str, type]:
+    bases = {name: value for name, value in vars(builtins).items()
+             if isinstance(value, type) and issubclass(value, Exception)}
+    try:
+        import pymongo.errors as errors
+
+        bases.update({name: value for name, value in vars(errors).items()
+                      if isinstance(value, type) and issubclass(value, Exception)})
+    except ImportError:  # pragma: no cover
+        pass
+    return bases
+
+
+_BASES = _exception_bases()
+_CLASSES: dict[str, type] = {}
+
+
+def learner_raised(type_name: str, message: str, code: int | None = None,
+                   type_names: tuple[str, ...] = ()) -> LearnerRaised:
+    """What a check sees: a LearnerRaised that is also the builtin (or pymongo) exception class of that name.
+
+    Only the names and the message crossed; the class here is the grader's own, so ``except TypeError``
+    in a check and ``error.type_name == "TypeError"`` both work.
+    """
+    base = next((_BASES[name] for name in (type_name, *type_names) if name in _BASES), None)
+    cls = LearnerRaised
+    if base is not None:
+        key = base.__name__
+        if key not in _CLASSES:
+            _CLASSES[key] = type(key, (LearnerRaised, base), {"__str__": Exception.__str__})
+        cls = _CLASSES[key]
+    error = cls.__new__(cls)
+    LearnerRaised.__init__(error, type_name, message, tuple(type_names) or (type_name,))
+    error._message, error._error_labels = message, set()  # what pymongo's error classes read
+    error._OperationFailure__code, error._OperationFailure__details = code, {"errmsg": message, "code": code}
+    error._OperationFailure__max_wire_version = None
+    return error
+
+
+# ---- the link to one kernel's agent ------------------------------------------------------
+
+class AgentLink:
+    """The grader's listening channel socket for one kernel, and the request loop over it."""
+
+    def __init__(self, path: str, relay: Any, call_timeout: float, interrupt: Callable[[], None]):
+        self.path = path
+        self.relay = relay
+        self.call_timeout = call_timeout
+        self.interrupt = interrupt
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(path)
+        self._listener.listen(4)
+        self._sock: socket.socket | None = None
+        self.dead = ""
+
+    def close(self) -> None:
+        """Stop listening."""
+        for sock in (self._sock, self._listener):
+            if sock is not None:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    @contextmanager
+    def session(self, gave_up: threading.Event, timeout: float, token: str) -> Iterator["AgentLink"]:
+        """Wait for the agent to connect and say ``token`` (until ``gave_up`` is set or ``timeout``), then serve.
+
+        A connection that does not greet with the token within two seconds (a learner's process
+        knocking on the socket) is closed and the wait goes on.
+        """
+        deadline = time.monotonic() + timeout
+        while self._sock is None:
+            if gave_up.is_set():
+                raise AgentGone("the grading request did not run in the kernel")
+            wait = min(0.05, deadline - time.monotonic())
+            if wait <= 0:
+                raise AgentGone("the kernel did not answer the grader")
+            if not select.select([self._listener], [], [], wait)[0]:
+                continue
+            candidate, _ = self._listener.accept()
+            try:
+                hello = receive(candidate, time.monotonic() + 2)
+            except (ChannelError, OSError):
+                hello = {}
+            if hello.get("hello") == token:
+                self._sock = candidate
+            else:
+                candidate.close()
+        self.dead = ""
+        try:
+            yield self
+        finally:
+            try:
+                send(self._sock, {"op": "done"})
+            except (OSError, ChannelError):
+                pass
+            self._sock.close()
+            self._sock = None
+
+    def request(self, message: dict, timeout: float | None = None) -> dict:
+        """Send ``message`` and wait for the reply; interrupt the kernel if it takes too long."""
+        if self.dead:
+            raise AgentGone(self.dead)
+        wait = self.call_timeout if timeout is None else timeout
+        try:
+            send(self._sock, message)
+            try:
+                return receive(self._sock, time.monotonic() + wait)
+            except ChannelTimeout:
+                self.interrupt()
+                try:
+                    reply = receive(self._sock, time.monotonic() + 10)
+                except ChannelTimeout:
+                    self.dead = "the kernel stopped answering after a time-out"
+                    raise AgentGone(self.dead) from None
+                if reply.get("interrupted"):
+                    raise LearnerTimeout(f"ran longer than {wait:g} s and was interrupted") from None
+                return reply
+        except (ChannelError, OSError) as error:
+            if isinstance(error, AgentGone):
+                raise
+            self.dead = f"the kernel's channel broke ({error})"
+            raise AgentGone(self.dead) from None
+
+
+class RemoteFunction:
+    """A learner function living in the kernel; calling it goes through the agent."""
+
+    def __init__(self, link: AgentLink, handle: int, name: str):
+        self._link, self._handle, self.__name__ = link, handle, name
+
+    def __repr__(self) -> str:
+        return f"<learner function {self.__name__}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from course.grading.checkdb import NO_DATABASE
+        from course.grading.commandlog import CommandLog
+
+        log = CommandLog()
+        databases: set[str] = set()
+        encoder = Encoder(lambda value: _reference(value, self._link, log, databases))
+        message = {"op": "call", "handle": self._handle, "args": encoder.encode(list(args)),
+                   "kwargs": encoder.encode(dict(kwargs))}
+        if databases and self._link.relay is None:
+            raise RuntimeError(NO_DATABASE)
+        if self._link.relay is not None:
+            with self._link.relay.call(databases, log):
+                reply = self._link.request(message)
+        else:
+            reply = self._link.request(message)
+        if "raised" in reply:
+            raised = reply["raised"] if isinstance(reply["raised"], dict) else {}
+            code = raised.get("code") if type(raised.get("code")) is int else None
+            names = raised.get("names") if isinstance(raised.get("names"), list) else []
+            raise learner_raised(str(raised.get("type", "Exception")), str(raised.get("message", "")), code,
+                                 tuple(str(n) for n in names[:20]))
+        if reply.get("interrupted"):
+            raise LearnerTimeout("was interrupted")
+        if "value" not in reply:
+            raise AgentGone(str(reply.get("failed", "the kernel's agent sent no value")))
+        return decode(reply["value"], lambda tagged: _rebuild(tagged, self._link))
+
+
+def _reference(value: Any, link: AgentLink, log: Any, databases: set[str]) -> dict | None:
+    """Tag collections, databases and learner functions passed to a learner function; refuse other objects."""
+    from course.recording import RecordingCollection, RecordingDatabase
+
+    if isinstance(value, RemoteFunction):
+        return {TAG: "handle", "id": value._handle, "name": value.__name__}
+    if isinstance(value, RecordingCollection):
+        inner = value._collection
+        log.watch_collection(inner.database.name, inner.name, value)
+        databases.add(inner.database.name)
+        return {TAG: "collection", "db": inner.database.name, "name": inner.name}
+    if isinstance(value, RecordingDatabase):
+        log.watch_database(value._db.name, value)
+        databases.add(value._db.name)
+        return {TAG: "database", "db": value._db.name, "name": ""}
+    kind = type(value).__name__
+    if kind == "Collection" and hasattr(value, "database"):
+        databases.add(value.database.name)
+        return {TAG: "collection", "db": value.database.name, "name": value.name}
+    if kind == "Database" and hasattr(value, "list_collection_names"):
+        databases.add(value.name)
+        return {TAG: "database", "db": value.name, "name": ""}
+    if isinstance(value, (dict, list, tuple, set, frozenset, str, bytes, int, float)) or value is None:
+        return None
+    if type(value).__module__.split(".")[0] in ("bson", "datetime", "uuid", "re"):
+        return None
+    raise TypeError(f"a check passed a {kind} to learner code: only plain data, collections and databases "
+                    f"can cross to the kernel")
+
+
+def _rebuild(tagged: dict, link: AgentLink) -> Any:
+    if tagged.get(TAG) == "handle":
+        return RemoteFunction(link, int(tagged["id"]), str(tagged.get("name", "function"))[:100])
+    return None
+
+
+# ---- the grader's lab -----------------------------------------------------------------------
+
+def tagged_name(lab: str, purpose: str, tag: str) -> str:
+    """The checks' database of ``lab`` for ``purpose`` ("" or "scratch") and learner ``tag``."""
+    from course.namespace import PREFIX, check_lab_id, guard
+
+    parts = [PREFIX + check_lab_id(lab)] + ([purpose] if purpose else []) + ["g" + tag]
+    return guard("_".join(parts))
+
+
+class GradingLab(Lab):
+    """The lab as the grader's checks see it: scratch space on the checks' server, ``db`` a copy of the learner's."""
+
+    def __init__(self, lab_id: str, backend: Any, tag: str, link: AgentLink, reachable: bool = True):
+        super().__init__(lab_id, backend)
+        self._tag, self._link, self._copied, self._reachable = tag, link, False, reachable
+
+    @property
+    def db(self) -> Any:
+        """A copy of the learner's own lab database (made on first use, from what the agent describes)."""
+        database = self.client[tagged_name(self.id, "", self._tag)]
+        if not self._copied:
+            self._copied = True
+            copy_learner_database(self._link, self.id, database)
+        return database
+
+    def scratch(self) -> Any:
+        """A freshly emptied scratch database on the checks' server, for this learner only.
+
+        Without a server the sandbox can reach, the check cannot hand data to the learner's code:
+        it reports "needs ..." (never a verdict computed inside the kernel).
+        """
+        if not self._reachable:
+            from course.exercise import Unsupported
+            from course.grading.checkdb import NO_DATABASE_FEATURE
+
+            raise Unsupported(feature=NO_DATABASE_FEATURE)
+        name = tagged_name(self.id, "scratch", self._tag)
+        self.client.drop_database(name)
+        return self.client[name]
+
+    def reset(self) -> None:
+        """Drop this learner's checks databases of this lab."""
+        for purpose in ("", "scratch"):
+            self.client.drop_database(tagged_name(self.id, purpose, self._tag))
+
+
+def copy_learner_database(link: AgentLink, lab_id: str, target: Any) -> None:
+    """Rebuild the learner's lab database in ``target`` from the agent's description (data only)."""
+    target.client.drop_database(target.name)
+    state = link.request({"op": "lab", "lab": lab_id})
+    for name in state.get("collections", []):
+        if not isinstance(name, str) or name.startswith("system."):
+            continue
+        described = link.request({"op": "collection", "lab": lab_id, "name": name, "limit": MAX_LAB_DOCUMENTS})
+        if "documents" not in described:
+            raise AgentGone(str(described.get("failed", "the kernel did not describe its database")))
+        options = decode(described.get("options", {}))
+        keep = {k: options[k] for k in ("validator", "validationLevel", "validationAction", "capped", "size")
+                if isinstance(options, dict) and k in options}
+        target.create_collection(name, **keep)
+        collection = target[name]
+        indexes = decode(described.get("indexes", {}))
+        for index_name, spec in (indexes.items() if isinstance(indexes, dict) else []):
+            if index_name == "_id_" or not isinstance(spec, dict) or not isinstance(spec.get("key"), list):
+                continue
+            extra = {k: spec[k] for k in ("unique", "sparse", "partialFilterExpression", "expireAfterSeconds")
+                     if k in spec}
+            collection.create_index([tuple(pair) for pair in spec["key"]], name=index_name, **extra)
+        documents = decode(described["documents"])
+        if isinstance(documents, list) and documents:
+            collection.insert_many(documents[:MAX_LAB_DOCUMENTS], ordered=False)
+
+
+# ---- one exercise -----------------------------------------------------------------------------
+
+def with_secret_tests(exercise_class: type, secret_modules: list[Any]) -> type:
+    """``exercise_class`` plus the secret assertions that target it (as hidden assertions)."""
+    from course.grading.secret import secret_assertions
+
+    extra = secret_assertions(secret_modules, exercise_class.id)
+    if not extra:
+        return exercise_class
+    members = {f"_secret_{n}": function for n, function in enumerate(extra)}
+    return type(exercise_class.__name__, (exercise_class,), members)
+
+
+def answer_values(link: AgentLink, names: tuple[str, ...]) -> dict[str, Any]:
+    """The learner's answer variables as plain data (functions as RemoteFunction); missing ones left out."""
+    reply = link.request({"op": "answers", "names": list(names)})
+    values = reply.get("values")
+    if not isinstance(values, dict):
+        raise AgentGone(str(reply.get("failed", "the kernel sent no answers")))
+    found = {}
+    for name in names:
+        value = values.get(name)
+        if isinstance(value, dict) and value.get(TAG) == "missing":
+            continue
+        if name in values:
+            found[name] = decode(value, lambda tagged: _rebuild(tagged, link))
+    return found
+
+
+def grade_exercise(link: AgentLink, exercise_class: type, checks: Any, tag: str,
+                   secret_modules: list[Any]) -> Any:
+    """Grade one exercise against the agent's answers; return its Result (never raises for learner trouble)."""
+    from course.results import Result, Status
+
+    lab_id = exercise_class.id.split(".", 1)[0]
+    graded_class = with_secret_tests(exercise_class, secret_modules)
+    possible = graded_class.max_points()
+    try:
+        state = link.request({"op": "lab", "lab": lab_id})
+        if not state.get("started"):
+            return Result(exercise_class.id, exercise_class.title, Status.ERROR, NOT_STARTED, 0.0, possible)
+        lab = GradingLab(lab_id, checks.lab_backend(), tag, link, checks.reachable)
+        exercise = graded_class(lab)
+        namespace = answer_values(link, tuple(exercise_class.answers))
+        return exercise.evaluate(namespace, include_hidden=True)
+    except (AgentGone, ChannelError) as error:
+        return Result(exercise_class.id, exercise_class.title, Status.ERROR,
+                      f"could not grade: {error}", 0.0, possible)
+    except Exception as error:  # the engine itself failed: say so without a traceback
+        return Result(exercise_class.id, exercise_class.title, Status.ERROR,
+                      f"grading failed: {type(error).__name__}: {error}", 0.0, possible)

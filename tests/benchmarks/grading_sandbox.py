@@ -1,0 +1,133 @@
+"""Benchmark: sandboxed ``course grade`` against bare nbclient execution of the same notebooks.
+
+Not a timed test: run it by hand and copy the table into the issue note.
+
+    python tests/benchmarks/grading_sandbox.py                  # 8 x lesson 01 + 8 x lesson 04, jobs 1 and 2
+    python tests/benchmarks/grading_sandbox.py --copies 2 --repeat 1
+
+A class of ``--copies`` copies of each solution notebook (one learner each) is
+graded with ``course grade --jobs N`` (each notebook in its own bubblewrap
+sandbox, every check outside it) and, for comparison, executed bare: each
+notebook in a fresh nbclient kernel in its own folder, N at once.  Each
+measurement is a whole process, runs alternate, and the table shows medians.
+Targets (issue 11): grading at most 1.35x the bare time; ``--jobs 2`` at least
+1.8x faster than ``--jobs 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = ("01-design-for-reads.ipynb", "04-patterns.ipynb")
+
+
+def write_class(folder: Path, copies: int) -> Path:
+    """``copies`` learners per lesson, each with one solution notebook; return the class folder."""
+    submissions = folder / "class"
+    for lesson in LESSONS:
+        for number in range(copies):
+            learner = submissions / f"{lesson[:2]}-learner{number}"
+            learner.mkdir(parents=True)
+            shutil.copy(ROOT / "solutions" / lesson, learner / lesson)
+    return submissions
+
+
+def bare(submissions: Path, jobs: int) -> None:
+    """Execute every notebook in a fresh kernel, ``jobs`` at once (in this process)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    def run(path: Path) -> None:
+        notebook = nbformat.read(path, as_version=4)
+        NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+
+    paths = sorted(submissions.rglob("*.ipynb"))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(run, paths))
+
+
+def grade(submissions: Path, jobs: int, out: Path, sandboxed: bool) -> None:
+    """``course grade`` the class (``--force``), ``jobs`` at once."""
+    from course.cli import main
+
+    arguments = ["grade", str(submissions), "--out", str(out), "--jobs", str(jobs), "--force"]
+    code = main(arguments + ([] if sandboxed else ["--unsandboxed"]))
+    if code != 0:
+        raise SystemExit(f"course grade exited {code}")
+    import collections
+    import csv
+
+    with (out / "gradebook.csv").open() as handle:
+        statuses = collections.Counter((row["exercise"][:2], row["status"]) for row in csv.DictReader(handle))
+    (out / "statuses.json").write_text(json.dumps(sorted(statuses.items())))
+
+
+def timed(mode: str, submissions: Path, jobs: int, out: Path) -> float:
+    """Seconds one whole process takes for ``mode`` ("bare", "graded" or "unsandboxed")."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, __file__, "--one", mode, str(submissions), str(jobs), str(out)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    if mode != "bare":
+        print(f"  statuses: {(out / 'statuses.json').read_text()}", file=sys.stderr, flush=True)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a Markdown table: bare and graded seconds at each --jobs, their ratio, and the speed-up."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=8, help="copies of each lesson (default 8)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (median)")
+    parser.add_argument("--unsandboxed", action="store_true", help="also time grading --unsandboxed")
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        mode, submissions, jobs, out = args.one
+        if mode == "bare":
+            bare(Path(submissions), int(jobs))
+        else:
+            grade(Path(submissions), int(jobs), Path(out), mode == "graded")
+        return 0
+    env_note = f"COURSE_BACKEND={os.environ.get('COURSE_BACKEND', '(default)')}"
+    modes = ["bare", "graded"] + (["unsandboxed"] if args.unsandboxed else [])
+    figures: dict[tuple[str, int], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as folder:
+        submissions = write_class(Path(folder), args.copies)
+        for _ in range(args.repeat):
+            for jobs in args.jobs:
+                for mode in modes:
+                    seconds = timed(mode, submissions, jobs, Path(folder) / f"out-{jobs}")
+                    figures.setdefault((mode, jobs), []).append(seconds)
+                    print(f"{mode} --jobs {jobs}: {seconds:.1f} s", file=sys.stderr, flush=True)
+    median = {key: statistics.median(values) for key, values in figures.items()}
+    print(f"{args.copies} x lesson 01 + {args.copies} x lesson 04, {env_note}, medians of {args.repeat}\n")
+    print("| jobs | bare (s) | graded, sandboxed (s) | graded / bare |" + (" unsandboxed (s) |" if args.unsandboxed else ""))
+    print("|---|---|---|---|" + ("---|" if args.unsandboxed else ""))
+    for jobs in args.jobs:
+        row = f"| {jobs} | {median[('bare', jobs)]:.1f} | {median[('graded', jobs)]:.1f} | " \
+              f"{median[('graded', jobs)] / median[('bare', jobs)]:.2f}x |"
+        if args.unsandboxed:
+            row += f" {median[('unsandboxed', jobs)]:.1f} |"
+        print(row)
+    if 1 in args.jobs and 2 in args.jobs:
+        print(f"\nspeed-up from --jobs 1 to 2: bare {median[('bare', 1)] / median[('bare', 2)]:.2f}x, "
+              f"graded {median[('graded', 1)] / median[('graded', 2)]:.2f}x")
+    print(json.dumps({f"{m} {j}": v for (m, j), v in figures.items()}), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
