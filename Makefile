@@ -1,6 +1,6 @@
 # Schema Design in a Schemaless Store — set-up and checks.
 #
-#   make lab      build .venv (Python >= 3.13 if one exists) and start JupyterLab on labs/
+#   make lab      build .venv (Python >= 3.13 if one exists), copy new labs into work/, start JupyterLab there
 #   make test     build .venv, run the test suite, then run every notebook
 #   make e2e      run every lab and solution in JupyterLab in Chromium (browser test)
 #   make help     list all targets
@@ -23,6 +23,7 @@ VENV        := .venv
 VENV_PYTHON := $(VENV)/bin/python
 STAMP       := $(VENV)/.course-installed
 PORT        ?= 8888
+WORK        ?= work
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
 NBVAL       := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg --nbval-cell-timeout=900
@@ -95,11 +96,25 @@ venv: ## create .venv (Python >= 3.13 preferred) and install the course
 	  $(VENV_PYTHON) -m pip install --quiet -e '.[lab,test]'
 	  echo "$$want" > $(STAMP)
 	  echo "Installed in $$((SECONDS - start)) s"
+	  # WiredTiger (MongoDB's storage engine) for lesson 04's storage figures: built from source,
+	  # so only where swig and a C compiler are present; without it lesson 04 shows the seed's figures.
+	  if ! $(VENV_PYTHON) -c 'import wiredtiger' >/dev/null 2>&1; then
+	    if command -v swig >/dev/null 2>&1 && { command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1; }; then
+	      echo "Building WiredTiger for lesson 04 (pip install -e '.[storage]'; about 3 minutes, once)"
+	      start=$$SECONDS
+	      $(VENV_PYTHON) -m pip install --quiet -e '.[storage]' \
+	        && echo "WiredTiger built in $$((SECONDS - start)) s" \
+	        || echo "note: the WiredTiger build failed; lesson 04 will show the seed's storage figures instead"
+	    else
+	      echo "note: swig or a C compiler is missing, so WiredTiger is not built; lesson 04 will show the"
+	      echo "      seed's storage figures. Install swig and gcc (e.g. apt-get install swig gcc), then 'make clean lab'."
+	    fi
+	  fi
 	fi
 
-lab: venv ## start JupyterLab on labs/ (127.0.0.1 only, with a login token)
+lab: venv ## start JupyterLab on your work/ folder (127.0.0.1 only, with a login token)
 	@echo
-	echo "Starting JupyterLab on labs/, listening on 127.0.0.1 only (port $(PORT) or the next free one)."
+	echo "Starting JupyterLab on $(WORK)/ (your copies of the labs), listening on 127.0.0.1 only (port $(PORT) or the next free one)."
 	echo "Open the URL with '?token=...' that JupyterLab prints below. Stop it with Ctrl-C."
 	echo
 	root_flag=""
@@ -107,8 +122,14 @@ lab: venv ## start JupyterLab on labs/ (127.0.0.1 only, with a login token)
 	# The venv's own kernelspec comes first, so notebooks run on the venv's Python even when
 	# a user-level "python3" kernel exists elsewhere.
 	export JUPYTER_PATH="$(CURDIR)/$(VENV)/share/jupyter$${JUPYTER_PATH:+:$$JUPYTER_PATH}"
+	# Your answers live in work/ (git-ignored): labs are copied there once and never overwritten,
+	# so a git pull of the course never touches them and make test keeps testing labs/.
+	$(VENV)/bin/course work --labs labs --into $(WORK)
+	# No news or update checks (they call out to the internet): JupyterLab's settings overrides.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp course/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-	  --ServerApp.port_retries=50 --ServerApp.root_dir=labs $$root_flag $(LAB_ARGS)
+	  --ServerApp.port_retries=50 --ServerApp.root_dir=$(WORK) $$root_flag $(LAB_ARGS)
 
 # Phases run one after another; all run even if one fails, then make fails.
 # nbval over an empty notebook directory is skipped (a note says so); when the

@@ -25,6 +25,15 @@ OUTLIER_SHARE_LIMIT = 0.10
 COMPUTED_READS_PER_WRITE = 10
 
 
+def size_label(size: int) -> str:
+    """How a document size compares with the limits: past 16 MiB by how many times, or over 1 MiB."""
+    if size > SIZE_LIMIT:
+        return f" ({size / SIZE_LIMIT:,.1f}x the 16 MiB limit: it cannot be stored)"
+    if size > LARGE_BYTES:
+        return f" ({size / MIB:.1f} MiB: over 1 MiB, every read carries it)"
+    return ""
+
+
 @dataclass(frozen=True)
 class Advice:
     """What a scenario's parent document weighs and which pattern fits it."""
@@ -47,7 +56,7 @@ class Advice:
             f"typical parent document: {self.typical_bytes:,} bytes ({self.typical_bytes / MIB:.2f} MiB)",
             f"headroom to 16 MiB: {self.headroom:,} bytes ({100 * self.typical_bytes / SIZE_LIMIT:.1f}% used)",
             f"outliers: {self.outlier_share:.0%} of parents, each with {OUTLIER_FACTOR}x the items: "
-            f"{self.outlier_bytes:,} bytes" + (" (over 1 MiB)" if self.outlier_bytes > LARGE_BYTES else ""),
+            f"{self.outlier_bytes:,} bytes" + size_label(self.outlier_bytes),
             f"pattern: {self.pattern}",
             f"why: {self.reason}",
         ]

@@ -6,7 +6,11 @@ an update.  The in-process engines the course runs on do not enforce that
 limit, so the course's write helpers enforce it themselves:
 :func:`insert_one_checked` refuses an oversized document before writing it,
 and :func:`update_one_checked` undoes an update whose result is oversized.
-Both raise :class:`pymongo.errors.DocumentTooLarge`, as a server's driver does.
+Each raises what a server's client would see for that operation: an insert
+of an oversized document is refused by pymongo itself before it is sent
+(:class:`pymongo.errors.DocumentTooLarge`); an update that would grow a
+document past the limit is refused by the server (:class:`pymongo.errors.WriteError`
+with code 17419, "Resulting document after update is larger than 16777216").
 
 Sizes are measured with ``len(bson.encode(doc))``, which works without any
 database.  :func:`array_document_size` computes the size a document would
@@ -23,8 +27,8 @@ from pymongo.errors import DocumentTooLarge, WriteError
 
 #: The largest BSON document a MongoDB server stores: 16 MiB.
 MAX_BSON_SIZE = 16 * 1024 * 1024
-#: Server error codes for "the document (or an update's result) is too large".
-_TOO_LARGE_CODES = frozenset({10334, 17419, 17420})
+#: The server's error code for "the document an update produced is over 16 MiB".
+UPDATE_TOO_LARGE = 17419
 
 
 def bson_size(doc: Mapping[str, Any]) -> int:
@@ -51,25 +55,27 @@ def insert_one_checked(collection: Any, doc: dict, limit: int = MAX_BSON_SIZE) -
     return collection.insert_one(doc)
 
 
+def update_too_large(size: int, limit: int = MAX_BSON_SIZE) -> WriteError:
+    """The error a server answers an update with when the updated document would be ``size`` bytes."""
+    message = f"Resulting document after update is larger than {limit} (it would be {size:,} bytes)"
+    return WriteError(message, UPDATE_TOO_LARGE, {"code": UPDATE_TOO_LARGE, "errmsg": message})
+
+
 def update_one_checked(collection: Any, filter: Mapping[str, Any], update: Any, *, upsert: bool = False,
                        limit: int = MAX_BSON_SIZE) -> Any:
-    """``collection.update_one(filter, update)``, undone with DocumentTooLarge if the result is over the limit.
+    """``collection.update_one(filter, update)``, refused as a server refuses it when the result is over the limit.
 
-    The document is read before the update and, if the updated document is
-    larger than ``limit``, put back as it was (a document the update created
-    by upsert is deleted), so the refused write leaves no trace.  A server's
-    own refusal is raised as DocumentTooLarge too.  The undo is a second write:
-    a concurrent reader could glimpse the oversized document in between, which
-    a server (which refuses before writing) never shows.
+    Raises :class:`pymongo.errors.WriteError` with code 17419, what a server
+    sends back.  The document is read before the update and, if the updated
+    document is larger than ``limit``, put back as it was (a document the
+    update created by upsert is deleted), so the refused write leaves no
+    trace.  A server refuses on its own, with the same error.  The undo is a
+    second write: a concurrent reader could glimpse the oversized document in
+    between, which a server (which refuses before writing) never shows.
     """
     before = collection.find_one(filter)
     target = dict(filter) if before is None else {"$and": [dict(filter), {"_id": before["_id"]}]}
-    try:
-        result = collection.update_one(target, update, upsert=upsert)
-    except WriteError as error:
-        if error.code in _TOO_LARGE_CODES:
-            raise DocumentTooLarge(f"the server refused the update: {error}") from error
-        raise
+    result = collection.update_one(target, update, upsert=upsert)
     changed_id = before["_id"] if before is not None else result.upserted_id
     if changed_id is None:
         return result
@@ -80,10 +86,7 @@ def update_one_checked(collection: Any, filter: Mapping[str, Any], update: Any, 
             collection.delete_one({"_id": changed_id})
         else:
             collection.replace_one({"_id": changed_id}, before)
-        raise DocumentTooLarge(
-            f"the update would make document _id={changed_id!r} {size:,} bytes of BSON; "
-            f"the limit is {limit:,} bytes (16 MiB): the write was undone"
-        )
+        raise update_too_large(size, limit)
     return result
 
 

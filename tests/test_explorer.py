@@ -38,3 +38,11 @@ def test_widgets_have_stable_classes_and_descriptions():
                                                 "share of outliers"]
     assert all("course-explorer-slider" in s._dom_classes for s in sliders)
     assert "course-explorer-items" in explorer.items._dom_classes
+
+
+def test_size_labels_say_how_far_past_the_limit():
+    from course.explorer import size_label
+
+    assert "67.6x the 16 MiB limit" in size_label(1_134_000_400)
+    assert "over 1 MiB" in size_label(2_000_000) and "limit" not in size_label(2_000_000)
+    assert size_label(10_000) == ""

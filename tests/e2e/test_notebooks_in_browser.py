@@ -74,6 +74,7 @@ SNAPSHOT_JS = """
     const results = [...cell.querySelectorAll('.course-result')].map(r => ({
       status: r.getAttribute('data-status') || '',
       text: (r.innerText || '').trim(),
+      typeset: r.querySelectorAll('mjx-container, .MathJax, .MathJax_Preview, math').length,
     }));
     return {
       prompt: prompt ? prompt.innerText.trim() : '',
@@ -326,6 +327,19 @@ def allowed_unsupported() -> set[str]:
     return {str(capability) for capability in MISSING[backend]}
 
 
+OPERATOR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def saved_operators(cell: dict) -> set[str]:
+    """The ``$operator`` tokens in the plain-text form of the cell's saved course boxes (from nbclient)."""
+    found = set()
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "course-result" in "".join(data.get("text/html", "")):
+            found |= set(OPERATOR.findall("".join(data.get("text/plain", ""))))
+    return found
+
+
 def check_run(relative: str, snap: dict, cells: list[dict]) -> list[str]:
     problems = []
     if len(snap["cells"]) != len(cells):
@@ -341,11 +355,19 @@ def check_run(relative: str, snap: dict, cells: list[dict]) -> list[str]:
             if not shown["results"]:
                 problems.append(f"{where} calls check() but shows no .course-result box "
                                 f"(outputs: {[o['mime'] for o in shown['outputs']]})")
+            for result in shown["results"]:
+                if result["typeset"]:
+                    problems.append(f"{where}: MathJax typeset part of a result box: {result['text'][:200]!r}")
+            for token in saved_operators(cell):
+                if not any(token in result["text"] for result in shown["results"]):
+                    problems.append(f"{where}: {token} is in the cell's output but not shown literally "
+                                    f"in its result box (typeset as LaTeX?)")
             if relative.startswith("solutions/"):
                 for result in shown["results"]:
                     if result["status"] == "correct":
                         continue
-                    if result["status"] == "unsupported" and any(c in result["text"] for c in allowed_unsupported()):
+                    if result["status"] in ("unsupported", "partly_checked") \
+                            and any(c in result["text"] for c in allowed_unsupported()):
                         continue
                     problems.append(f"{where}: solution verdict is not Correct: {result['text']!r}")
         wanted = [o for o in cell.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
