@@ -203,6 +203,12 @@ async def kill_sandbox(manager: Any) -> None:
     if process is not None and process.poll() is None:
         process.kill()
         process.wait()
+    connection = getattr(manager, "connection_file", "")
+    if connection:
+        from course.grading import process_limit
+        from course.grading.kernel import cgroup_name
+
+        process_limit.remove(cgroup_name(Path(connection).parent))
 
 
 def _default_signals() -> None:

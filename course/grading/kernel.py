@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.grading import process_limit
 from course.grading.sandbox import kernel_paths, sandboxed
 
 #: the only variables of the grader's environment a learner kernel sees
@@ -66,6 +67,8 @@ def kernel_manager(work: Path, sockets: Path, env: dict[str, str], limits: Kerne
 
     command = kernel_command(limits)
     argv = sandboxed(command, work, sockets, env) if sandbox else command
+    # as root RLIMIT_NPROC does not bind: a pids cgroup around the sandbox holds the limit instead
+    argv = process_limit.wrap(argv, cgroup_name(sockets), int(limits.processes)) if sandbox else argv
 
     class LearnerKernelManager(AsyncKernelManager):
         """Runs the grader's own interpreter in the sandbox, whatever the notebook's kernelspec says."""
@@ -81,6 +84,11 @@ def kernel_manager(work: Path, sockets: Path, env: dict[str, str], limits: Kerne
     manager = LearnerKernelManager(transport="ipc", ip=str(sockets / "kernel"),
                                    connection_file=str(sockets / "kernel.json"))
     return manager
+
+
+def cgroup_name(sockets: Path) -> str:
+    """The pids cgroup of the sandbox whose socket folder is ``sockets`` (unique per notebook graded)."""
+    return sockets.parent.name
 
 
 def prepare_folders(root: Path) -> tuple[Path, Path]:

@@ -227,7 +227,9 @@ def expected(learner: str) -> dict[str, tuple[str, str, str]]:
     if learner == "compile_hook":  # its hook breaks every cell the grader sends: its own kernel, its own loss
         return {"99.1": ("error", "0", "5"), "99.2": ("error", "0", "3"), "99.3": ("error", "0", "1")}
     last = ("incorrect", "0", "1") if learner in FLAGGING else ("not_attempted", "0", "1")
-    if learner == "fork_bomb" and os.geteuid() == 0:  # Linux exempts root's processes from RLIMIT_NPROC
+    from course.grading import process_limit
+
+    if learner == "fork_bomb" and not process_limit.enforced():  # root, and no pids cgroup to limit it
         last = ("correct", "1", "1")
     return {**_BLANK, "99.3": last}
 VICTIMS = {"alice": golden_class.EXPECTED["alice"], "wanda": golden_class.EXPECTED["wanda"]}
