@@ -42,3 +42,22 @@ def test_make_lab_serves_the_work_folder_without_news():
     assert "work/" in (ROOT / ".gitignore").read_text().splitlines()
     overrides = json.loads((ROOT / "course" / "jupyterlab-overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
+
+
+def test_in_a_fresh_clone_the_work_folder_is_the_learners_and_git_ignores_it(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        import pytest
+
+        pytest.skip("needs git and a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    assert main(["work", "--labs", str(clone / "labs"), "--into", str(clone / "work")]) == 0
+    (clone / "work" / "01-design-for-reads.ipynb").write_text("my answers")
+    status = subprocess.run(["git", "-C", str(clone), "status", "--porcelain"], capture_output=True, text=True,
+                            check=True).stdout
+    assert status == ""  # a learner's answers never show up as changes to the course
+    assert main(["work", "--labs", str(clone / "labs"), "--into", str(clone / "work")]) == 0
+    assert (clone / "work" / "01-design-for-reads.ipynb").read_text() == "my answers"
