@@ -2,12 +2,13 @@
 
 The output cap (``--max-output-kb``) decides what is kept, but jupyter_client
 receives and decodes every message first, and ZMQ queues up to a thousand of
-them: a cell printing 300 MB at once, or 1 MB three hundred times, took the
-grader to several hundred MB.  This client sets, on its own IOPub socket
-(outside the sandbox, where the learner cannot undo it), a largest message
-size (``zmq.MAXMSGSIZE``: a longer message drops that connection, which ZMQ
-then makes again) and a short receive queue (``zmq.RCVHWM``), so the
-grader's memory stays within a few times the cap whatever a notebook prints.
+them: a cell printing 300 MB at once took the grader to 928 MB.  This client
+sets, on its own IOPub socket (outside the sandbox, where the learner cannot
+undo it), a largest message size (``zmq.MAXMSGSIZE``: a longer message drops
+that connection, which ZMQ then makes again), so no single message can cost
+more than the cap and its envelope.  The queue keeps ZMQ's default length:
+a shorter one dropped ordinary output under a burst and, with it, the
+"printed too much" note the learner's feedback needs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 
 #: headroom over the output cap for one message's envelope (header, metadata, JSON escaping)
 ENVELOPE_BYTES = 256 * 1024
-QUEUE_MESSAGES = 64
 
 
 class CappedKernelClient(AsyncKernelClient):
@@ -32,7 +32,6 @@ class CappedKernelClient(AsyncKernelClient):
         sock = self.context.socket(zmq.SUB)
         sock.linger = 1000
         sock.setsockopt(zmq.MAXMSGSIZE, int(self.max_message_bytes))
-        sock.setsockopt(zmq.RCVHWM, QUEUE_MESSAGES)
         if identity:
             sock.identity = identity
         if self.curve_publickey is not None:  # as jupyter_client's own connection does
