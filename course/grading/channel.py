@@ -24,7 +24,7 @@ import struct
 import time
 from typing import Any
 
-MAX_FRAME = 16 * 1024 * 1024  #: the largest message either side accepts (BSON's own document limit)
+MAX_FRAME = 48 * 1024 * 1024  #: the largest message either side accepts: room for a check's deliberately oversized (> 16 MiB) argument
 MAX_DEPTH = 100  #: the deepest nesting of lists and dicts a value may have
 MAX_ITEMS = 200_000  #: the most items a returned iterable (a cursor, a generator) may yield
 TAG = "$course"
