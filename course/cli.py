@@ -128,6 +128,7 @@ def run_handout(args: argparse.Namespace) -> int:
 def run_grade(args: argparse.Namespace) -> int:
     """``course grade``: grade every submission and write the gradebook and feedback."""
     try:
+        from course.backends import BackendError
         from course.grading.batch import grade_class
         from course.grading.runner import Limits
         from course.grading.sandbox import LOST_WITHOUT_SANDBOX, sandbox_problem
@@ -171,7 +172,7 @@ def run_grade(args: argparse.Namespace) -> int:
                              progress=lambda line: print(line, file=sys.stderr, flush=True),
                              jobs=args.jobs, force=args.force, limits=limits, tests=args.tests, lab=args.lab,
                              sandbox=not args.unsandboxed, key_file=args.key_file)
-    except (UsageError, SecretTestError) as error:
+    except (UsageError, SecretTestError, BackendError) as error:
         print(f"course grade: {error}", file=sys.stderr)
         return 2
     print(f"wrote {report.gradebook}, {report.totals}, {report.summary_file} and "

@@ -182,6 +182,139 @@ def test_the_relay_refuses_other_databases_and_data_commands_between_calls(tmp_p
     assert refusal(3, "x")[8:12] == (3).to_bytes(4, "little")
 
 
+
+def _op_query(collection: str, query: dict, request_id: int = 8) -> bytes:
+    import struct
+
+    import bson
+
+    payload = struct.pack("<i", 0) + collection.encode() + b"\0" + struct.pack("<ii", 0, -1) + bson.encode(query)
+    return struct.pack("<iiii", 16 + len(payload), request_id, 0, 2004) + payload
+
+
+def _op_compressed(inner: bytes, request_id: int = 9) -> bytes:
+    import struct
+    import zlib
+
+    original_opcode = struct.unpack_from("<i", inner, 12)[0]
+    body = zlib.compress(inner[16:])
+    payload = struct.pack("<iiB", original_opcode, len(inner) - 16, 2) + body
+    return struct.pack("<iiii", 16 + len(payload), request_id, 0, 2012) + payload
+
+
+def _upstream_recorder():
+    """A fake server that records whatever reaches it; returns (listening socket, forwarded chunks)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    forwarded: list[bytes] = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=lambda: [forwarded.append(d) for d in iter(lambda: conn.recv(65536), b"")],
+                             daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, forwarded
+
+
+def _closed(client: socket.socket) -> bool:
+    try:
+        client.settimeout(5)
+        return client.recv(100) == b""
+    except (BrokenPipeError, ConnectionResetError):
+        return True
+
+
+@pytest.mark.parametrize("message", [
+    _op_compressed(_op_msg({"find": "x", "$db": "course_01_scratch_gx"})),
+    _op_compressed(_op_msg({"hello": 1, "$db": "admin"})),
+    _op_query("course_01_scratch_gx.$cmd", {"find": "x"}),
+    _op_query("course_01_gother.x", {}),
+    _op_query("admin.$cmd", {"listDatabases": 1}),
+    b"\x10\x00\x00\x00" + b"\x00" * 8 + (1999).to_bytes(4, "little"),  # an unknown opcode
+    _op_msg({"find": "x", "$db": "course_01_scratch_gx"})[:20] + b"\xff" * 30,  # a length that lies
+], ids=["compressed-find", "compressed-hello", "query-command", "query-other-db", "query-admin", "unknown-opcode",
+        "truncated"])
+def test_compressed_legacy_and_malformed_messages_never_reach_the_checks_server(tmp_path, message):
+    server, forwarded = _upstream_recorder()
+    relay = Relay(str(tmp_path / "db.sock"), lambda: server.getsockname())
+    try:
+        with relay.call({"course_01_scratch_gx"}):  # even during a call, on the call's own database
+            client = socket.socket(socket.AF_UNIX)
+            client.connect(str(tmp_path / "db.sock"))
+            try:
+                client.sendall(message)
+                if len(message) == int.from_bytes(message[:4], "little"):
+                    assert _closed(client)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                client.close()
+            threading.Event().wait(0.2)
+        assert forwarded == []
+    finally:
+        relay.close()
+        server.close()
+
+
+def test_a_legacy_handshake_passes_so_old_drivers_can_connect(tmp_path):
+    server, forwarded = _upstream_recorder()
+    relay = Relay(str(tmp_path / "db.sock"), lambda: server.getsockname())
+    try:
+        client = socket.socket(socket.AF_UNIX)
+        client.connect(str(tmp_path / "db.sock"))
+        client.sendall(_op_query("admin.$cmd", {"isMaster": 1}))
+        for _ in range(100):
+            if forwarded:
+                break
+            threading.Event().wait(0.02)
+        assert forwarded and b"isMaster" in forwarded[0]
+        client.close()
+    finally:
+        relay.close()
+        server.close()
+
+
+def test_the_launcher_limits_cpu_time_and_file_size(tmp_path):
+    script = ("import course.grading.launcher as l, os, resource, signal\n"
+              "l.set_hard_limit('RLIMIT_FSIZE', 1024 * 1024)\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "try:\n    open('big', 'wb').write(b'x' * (2 * 1024 * 1024))\n"
+              "except OSError as error:\n    print('file:', error.errno)\n"
+              "print('size:', os.path.getsize('big'))\n"
+              "l.set_hard_limit('RLIMIT_CPU', 1)\n"
+              "while True:\n    pass\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert "file: 27" in done.stdout  # EFBIG
+    assert "size: 1048576" in done.stdout
+    assert done.returncode in (-9, -24)  # SIGKILL or SIGXCPU: the busy loop was stopped by the CPU limit
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(__import__("course.grading.sandbox", fromlist=["x"]).sandbox_problem()),
+                    reason="no sandbox here")
+def test_the_sandbox_tmp_is_capped(tmp_path):
+    from course.grading.sandbox import TMP_BYTES
+
+    work, sockets = tmp_path / "work", tmp_path / "sockets"
+    work.mkdir()
+    sockets.mkdir()
+    script = ("import os\nwritten = 0\ntry:\n    with open('/tmp/fill', 'wb') as f:\n"
+              "        while True:\n            f.write(b'x' * (1 << 20)); f.flush(); written += 1 << 20\n"
+              "except OSError as error:\n    print('stopped', error.errno, written)\n")
+    command = sandboxed([sys.executable, "-I", "-c", script], work, sockets, {"PATH": "/usr/bin:/bin"})
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    stopped, errno, written = done.stdout.split()
+    assert stopped == "stopped" and errno == "28"  # ENOSPC
+    assert TMP_BYTES - (2 << 20) <= int(written) <= TMP_BYTES
+    assert not list(tmp_path.rglob("fill"))  # nothing of it outside the sandbox
+
+
 # ---- the sandbox's view ----------------------------------------------------------------
 
 def test_the_sandbox_binds_the_environment_read_only_and_nothing_of_the_class(tmp_path):

@@ -366,3 +366,22 @@ def test_a_deeply_nested_saved_output_is_dropped_not_the_notebook(tmp_path):
     assert lenient.cells[2].outputs == [] and lenient.cells[2].source == nb.cells[2].source
     with pytest.raises(NotebookError, match="nested more than"):
         read_notebook(path)  # strict (a solution notebook): refused, never silently changed
+
+
+@pytest.mark.parametrize("uri, says", [
+    ("mongodb://teacher:pa55word@127.0.0.1:27017/", "names a user"),
+    ("mongodb://127.0.0.1:1/?directConnection=true", "did not answer"),
+])
+def test_a_checks_server_that_cannot_serve_the_sandboxes_stops_the_run_with_a_reason(tmp_path, monkeypatch, capsys,
+                                                                                      uri, says):
+    from course.cli import main
+
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    write_notebook(golden_class.solution(), tmp_path / "class" / "ann" / "lab.ipynb")
+    monkeypatch.setenv("MONGODB_URI", uri)
+    monkeypatch.setenv("COURSE_SERVER_TIMEOUT_MS", "300")
+    code = main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--unsandboxed"])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err
+    assert "pa55word" not in err  # the password is never echoed
+    assert not (tmp_path / "out" / "gradebook.csv").exists()

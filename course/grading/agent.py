@@ -11,7 +11,8 @@ a silent cell).  The agent connects to the grader's channel socket
   rebuilt on a pymongo client connected to the checks' database through the
   socket ``db.sock`` beside the channel (the grader's relay, which lets data
   commands through only during the call); returned cursors and iterables go back as lists, an exception as
-  its type name and message;
+  its type name and message; the check's own functions among the arguments (a ``sleep``, a ``log``)
+  arrive as callbacks that run in the grader while the call waits;
 * ``{"op": "lab", "lab": "01"}``: whether the learner started the lab, and the
   names of its database's collections; ``{"op": "collection", ...}``: one of
   them as plain data (documents, indexes, options), for checks that look at
@@ -59,10 +60,31 @@ class _Agent:
         kind = tagged.get(TAG)
         if kind == "handle":
             return self.handles[int(tagged["id"])]
+        if kind == "callback":
+            return self._callback(int(tagged["id"]), str(tagged.get("name", "function"))[:100])
         if kind in ("collection", "database"):
             database = self._client()[str(tagged["db"])]
             return database[str(tagged["name"])] if kind == "collection" else database
         return None
+
+    def _callback(self, number: int, name: str) -> Any:
+        """A function that calls the check's function ``number`` in the grader and returns its value.
+
+        What the check's function raises is raised here, as an exception of the same class name (a
+        builtin one when the name is a builtin's), so it stops the learner's code as it would in-process.
+        """
+        def call_back(*args: Any, **kwargs: Any) -> Any:
+            send(self.sock, {"callback": number, "args": self.encoder.encode(list(args)),
+                             "kwargs": self.encoder.encode(dict(kwargs))})
+            reply = receive(self.sock)
+            if "raised" in reply:
+                raise _rebuilt_exception(reply["raised"])
+            if "value" not in reply:
+                raise RuntimeError(str(reply.get("failed", "the grader did not answer the call"))[:MAX_MESSAGE])
+            return decode(reply["value"])
+
+        call_back.__name__ = call_back.__qualname__ = name
+        return call_back
 
     def _client(self) -> Any:
         if self.client is None:
@@ -102,7 +124,7 @@ class _Agent:
         except KeyboardInterrupt:
             return {"interrupted": True}
         except BaseException as error:  # noqa: BLE001 - whatever the learner's code raised crosses as data
-            return {"raised": _describe(error)}
+            return {"raised": describe_exception(error)}
 
     def lab(self, lab_id: str) -> dict:
         from course.session import active_lab
@@ -156,7 +178,8 @@ class _Agent:
                 send(self.sock, {"failed": f"the reply could not be sent: {error}"})
 
 
-def _describe(error: BaseException) -> dict:
+def describe_exception(error: BaseException) -> dict:
+    """``error`` as plain data: its type name, message, class names along its hierarchy, and code."""
     try:
         message = str(error)
     except Exception:  # noqa: BLE001 - a learner exception whose __str__ fails
@@ -167,6 +190,24 @@ def _describe(error: BaseException) -> dict:
     if type(code) is int:
         described["code"] = code
     return described
+
+
+_RAISED_CLASSES: dict[str, type] = {}
+
+
+def _rebuilt_exception(raised: Any) -> BaseException:
+    """An exception standing for one the check's function raised in the grader (type name and message)."""
+    import builtins
+
+    raised = raised if isinstance(raised, dict) else {}
+    name = str(raised.get("type", "Exception"))[:100]
+    message = str(raised.get("message", ""))[:MAX_MESSAGE]
+    builtin = getattr(builtins, name, None)
+    if isinstance(builtin, type) and issubclass(builtin, Exception):
+        return builtin(message)
+    if name not in _RAISED_CLASSES or not name.isidentifier():
+        _RAISED_CLASSES[name] = type(name if name.isidentifier() else "CheckRaised", (Exception,), {})
+    return _RAISED_CLASSES[name](message)
 
 
 def serve(channel_path: str, token: str = "", db_socket: str | None = None) -> None:

@@ -8,6 +8,11 @@ plain data cannot say is tagged with a ``"$course"`` key:
 
 * ``{"$course": "handle", "id": 3, "name": "f"}``: a learner function (the
   grader calls it back through the channel);
+* ``{"$course": "callback", "id": 2, "name": "sleep"}``: a function of the check's
+  (a ``sleep`` or ``log`` handed to the learner's code); calling it sends
+  ``{"callback": 2, "args": [...], "kwargs": {...}}`` to the grader, which runs
+  it and answers ``{"value": ...}`` or ``{"raised": {...}}``, raised again in
+  the learner's code;
 * ``{"$course": "collection", "db": ..., "name": ...}`` / ``"database"``: a
   reference to a collection of the checks' database;
 * ``"tuple"``, ``"set"``, ``"dict"`` (non-string keys), ``"placeholder"`` (the

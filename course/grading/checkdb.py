@@ -27,6 +27,11 @@ from typing import Any
 
 NO_DATABASE_FEATURE = ("a checks' database the sandbox can reach (mongoeco on Python >= 3.13, or a server "
                        "named by MONGODB_URI)")
+WITH_CREDENTIALS = (
+    "MONGODB_URI names a user: the checks' relay connects the sandboxes to that server without credentials "
+    "(learner code must never hold them), so a server that requires authentication would refuse every "
+    "learner function. Grade against a server without authentication listening on loopback only, or unset "
+    "MONGODB_URI to use the grader's own mongoeco server")
 NO_DATABASE = ("this check passes a collection to your function, and the grader has no database the "
                "sandbox can reach: grade on Python >= 3.13 (mongoeco) or set MONGODB_URI")
 
@@ -152,12 +157,14 @@ class _LazyBackend:
 def open_checks_database() -> ChecksDatabase:
     """Open the checks' database this run uses (see the module docstring)."""
     from course.backends import (
-        REMOTE_VARIABLE, TIMEOUT_VARIABLE, URI_VARIABLE, mongoeco_available, open_mongomock, open_server,
-        uri_hosts,
+        REMOTE_VARIABLE, TIMEOUT_VARIABLE, URI_VARIABLE, BackendError, mongoeco_available, open_mongomock,
+        open_server, uri_hosts,
     )
 
     uri = os.environ.get(URI_VARIABLE, "").strip()
     if uri:
+        if uri.startswith("mongodb://") and "@" in uri.split("://", 1)[1].split("/", 1)[0]:
+            raise BackendError(WITH_CREDENTIALS)
         backend = open_server(uri, allow_remote=os.environ.get(REMOTE_VARIABLE) == "1",
                               timeout_ms=int(os.environ.get(TIMEOUT_VARIABLE, "3000") or 3000))
         host, port = uri_hosts(uri)[0]

@@ -99,6 +99,9 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
     """Run ``notebook`` in place in the kernel ``manager`` starts; call ``grade`` after each answer cell."""
     from nbclient.exceptions import DeadKernelError
 
+    from course.grading.kernel_client import client_for
+
+    manager.client_factory = client_for(limits.max_output_bytes)  # no single output message can bloat the grader
     client = _client_class()(
         notebook, km=manager, timeout=limits.cell_timeout, allow_errors=True, interrupt_on_timeout=True,
         error_on_timeout={"ename": "TimeoutError", "evalue": f"the cell ran longer than {limits.cell_timeout:g} s"},

@@ -35,6 +35,7 @@ class KernelLimits:
     cpu_seconds: int = 0
     processes: int = 256
     file_mb: int = 256
+    output_bytes: int = 0  #: what the streams may print in all before the kernel cuts them (0: no cut)
 
 
 def kernel_environment(tag: str, work: Path, sandbox: bool) -> dict[str, str]:
@@ -55,6 +56,8 @@ def kernel_command(limits: KernelLimits) -> list[str]:
     command = [sys.executable, "-I", "-m", "course.grading.launcher",
                "--memory-mb", str(int(limits.memory_mb)), "--cpu-seconds", str(int(limits.cpu_seconds)),
                "--processes", str(int(limits.processes)), "--file-mb", str(int(limits.file_mb))]
+    if limits.output_bytes > 0:
+        command += ["--output-bytes", str(int(limits.output_bytes))]
     for path in kernel_paths():
         command += ["--path", str(path)]
     return [*command, "-f", "{connection_file}"]

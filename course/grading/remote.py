@@ -142,19 +142,25 @@ class AgentLink:
             self._sock.close()
             self._sock = None
 
-    def request(self, message: dict, timeout: float | None = None) -> dict:
-        """Send ``message`` and wait for the reply; interrupt the kernel if it takes too long."""
+    def request(self, message: dict, timeout: float | None = None,
+                callbacks: dict[int, Callable[..., Any]] | None = None) -> dict:
+        """Send ``message`` and wait for the reply; interrupt the kernel if it takes too long.
+
+        While it waits, the learner's code may call back the check's own functions in ``callbacks``
+        (a ``sleep`` or ``log`` handed to it): each call is run here and answered (see :func:`run_callback`);
+        the time it takes counts towards the deadline.
+        """
         if self.dead:
             raise AgentGone(self.dead)
         wait = self.call_timeout if timeout is None else timeout
         try:
             send(self._sock, message)
             try:
-                return receive(self._sock, time.monotonic() + wait)
+                return self._reply(time.monotonic() + wait, callbacks)
             except ChannelTimeout:
                 self.interrupt()
                 try:
-                    reply = receive(self._sock, time.monotonic() + 10)
+                    reply = self._reply(time.monotonic() + 10, callbacks)
                 except ChannelTimeout:
                     self.dead = "the kernel stopped answering after a time-out"
                     raise AgentGone(self.dead) from None
@@ -166,6 +172,43 @@ class AgentLink:
                 raise
             self.dead = f"the kernel's channel broke ({error})"
             raise AgentGone(self.dead) from None
+
+
+    def _reply(self, deadline: float, callbacks: dict[int, Callable[..., Any]] | None) -> dict:
+        """The next message that is not a callback request, answering callback requests on the way."""
+        while True:
+            message = receive(self._sock, deadline)
+            if "callback" not in message:
+                return message
+            send(self._sock, run_callback(message, callbacks or {}))
+
+
+def run_callback(message: dict, callbacks: dict[int, Callable[..., Any]]) -> dict:
+    """Run the check's function a learner's code called back; its value or what it raised, as plain data.
+
+    The arguments come from the learner's process, so they are decoded as plain data only (a learner
+    function cannot be passed back in); an exception the check's function raises (a simulated deploy
+    that interrupts a batch job) is sent back to be raised in the learner's code.
+    """
+    from course.grading.agent import describe_exception
+
+    try:
+        function = callbacks[int(message["callback"])]
+        args = decode(message.get("args", []))
+        kwargs = decode(message.get("kwargs", {}))
+        if not isinstance(args, list) or not isinstance(kwargs, dict) or \
+                not all(isinstance(key, str) for key in kwargs):
+            raise ChannelError("malformed arguments")
+    except (KeyError, ValueError, TypeError, ChannelError) as error:
+        return {"failed": f"a malformed callback: {type(error).__name__}: {error}"[:400]}
+    try:
+        value = function(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001 - the check's function raised on purpose: it crosses as data
+        return {"raised": describe_exception(error)}
+    try:
+        return {"value": Encoder().encode(value)}
+    except ValueError as error:
+        return {"failed": f"the check's function returned what cannot cross: {error}"[:400]}
 
 
 class RemoteFunction:
@@ -183,16 +226,17 @@ class RemoteFunction:
 
         log = CommandLog()
         databases: set[str] = set()
-        encoder = Encoder(lambda value: _reference(value, self._link, log, databases))
+        callbacks: dict[int, Callable[..., Any]] = {}
+        encoder = Encoder(lambda value: _reference(value, self._link, log, databases, callbacks))
         message = {"op": "call", "handle": self._handle, "args": encoder.encode(list(args)),
                    "kwargs": encoder.encode(dict(kwargs))}
         if databases and self._link.relay is None:
             raise RuntimeError(NO_DATABASE)
         if self._link.relay is not None:
             with self._link.relay.call(databases, log):
-                reply = self._link.request(message)
+                reply = self._link.request(message, callbacks=callbacks)
         else:
-            reply = self._link.request(message)
+            reply = self._link.request(message, callbacks=callbacks)
         if "raised" in reply:
             raised = reply["raised"] if isinstance(reply["raised"], dict) else {}
             code = raised.get("code") if type(raised.get("code")) is int else None
@@ -206,8 +250,10 @@ class RemoteFunction:
         return decode(reply["value"], lambda tagged: _rebuild(tagged, self._link))
 
 
-def _reference(value: Any, link: AgentLink, log: Any, databases: set[str]) -> dict | None:
-    """Tag collections, databases and learner functions passed to a learner function; refuse other objects."""
+def _reference(value: Any, link: AgentLink, log: Any, databases: set[str],
+               callbacks: dict[int, Callable[..., Any]]) -> dict | None:
+    """Tag collections, databases, learner functions and the check's own functions passed to a learner
+    function; refuse other objects."""
     from course.recording import RecordingCollection, RecordingDatabase
 
     if isinstance(value, RemoteFunction):
@@ -232,6 +278,10 @@ def _reference(value: Any, link: AgentLink, log: Any, databases: set[str]) -> di
         return None
     if type(value).__module__.split(".")[0] in ("bson", "datetime", "uuid", "re"):
         return None
+    if callable(value) and not isinstance(value, type):
+        number = len(callbacks) + 1
+        callbacks[number] = value
+        return {TAG: "callback", "id": number, "name": str(getattr(value, "__name__", "function"))[:100]}
     raise TypeError(f"a check passed a {kind} to learner code: only plain data, collections and databases "
                     f"can cross to the kernel")
 

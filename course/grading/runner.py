@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from course.grading.secret import SecretTests
 
 MAX_NOTEBOOK_BYTES = 50_000_000  #: larger files are not read at all
+#: the kernel cuts its streams this far past the output cap, so the grader's own count still sees the cap
+#: crossed and says "printed too much"
+OUTPUT_SLACK_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -305,7 +308,8 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
             relay = Relay(str(sockets / "db.sock"), lambda: checks.address)
         cpu = int(limits.notebook_timeout) + 60
         env = kernel_environment(tag, work, sandbox)
-        manager = kernel_manager(work, sockets, env, KernelLimits(memory_mb=limits.memory_mb, cpu_seconds=cpu),
+        manager = kernel_manager(work, sockets, env, KernelLimits(
+            memory_mb=limits.memory_mb, cpu_seconds=cpu, output_bytes=limits.max_output_bytes + OUTPUT_SLACK_BYTES),
                                  sandbox)
         link = AgentLink(str(sockets / "agent.sock"), relay, limits.cell_timeout, lambda: None)
 
