@@ -51,6 +51,9 @@ def graded(tmp_path_factory):
                          *fake_lesson.sandbox_arguments()])
     with (root / "out" / "gradebook.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
+    with (root / "out" / "totals.csv").open(encoding="utf-8") as handle:
+        review = {row["learner"]: row["review"] for row in csv.DictReader(handle)}
+    assert review == {learner: "" for learner in review}, review  # nothing looked like tampering
     return rows, buffer.getvalue(), code
 
 

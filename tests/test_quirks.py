@@ -142,3 +142,10 @@ def test_out_through_the_wire_server():
             await proxy.close()
 
     assert asyncio.run(scenario()) == [1, 3]
+
+
+def test_array_literals_in_expressions_are_evaluated_as_a_server_does(db):
+    db.tree.insert_many([{"_id": "b", "ancestors": ["a"]}, {"_id": "c", "ancestors": ["a", "b"]}])
+    rows = list(db.tree.aggregate([{"$project": {"path": {"$concatArrays": ["$ancestors", ["$_id"]]}}},
+                                   {"$sort": {"_id": 1}}]))
+    assert rows == [{"_id": "b", "path": ["a", "b"]}, {"_id": "c", "path": ["a", "b", "c"]}]

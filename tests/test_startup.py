@@ -7,10 +7,10 @@ import pytest
 
 from course.backends import SKIPPED_IMPORTS, mongoeco_available
 
-#: CPU seconds for `start_lab("01")` in a fresh interpreter; about 0.5 s here on an idle core, 2.3 s
-#: before the unused format-checker imports were skipped.  CPU time, not wall time, so a busy machine
-#: does not make the test flaky.
-BUDGET_CPU_SECONDS = 1.2
+#: CPU seconds for `start_lab("01")` in a fresh interpreter: 0.86-0.94 s here with one core free, 1.24 s
+#: with both busy (CI runs two phases at once), 2.3 s before the unused format-checker imports were
+#: skipped.  CPU time, not wall time, so waiting for a core does not count.
+BUDGET_CPU_SECONDS = 1.6
 
 PROBE = """
 import sys, time
