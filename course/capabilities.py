@@ -25,6 +25,7 @@ class Capability(str, Enum):
     SIZE_LIMIT = "16 MiB limit enforced by the server"
     PARTIAL_INDEXES = "partial indexes"
     VALIDATION_ERROR_AND_LOG = "validationAction errorAndLog (MongoDB 8.1)"
+    GRAPH_LOOKUP = "$graphLookup"
 
     def __str__(self) -> str:
         return self.value
@@ -43,6 +44,7 @@ MISSING: dict[str, dict[Capability, str]] = {
         "measure a document with len(bson.encode(doc))",
         Capability.VALIDATION_ERROR_AND_LOG: "validationAction must be 'error' or 'warn' "
         "(errorAndLog is new in MongoDB 8.1)",
+        Capability.GRAPH_LOOKUP: "the $graphLookup stage is refused (Unsupported aggregation stage)",
     },
     "mongoeco-wire": {},  # same engine as "mongoeco": filled in below
     "mongomock": {

@@ -118,13 +118,15 @@ class Unsupported(Exception):
     """Raised when the answer uses a feature this backend lacks: the exercise reports "needs ...".
 
     Give the missing capabilities, or (for a feature the engine itself says it does not implement)
-    a ``feature`` description.
+    a ``feature`` description; or, when the check could not see what it needs for another reason than
+    the backend (a read the learner's code made where no recording reaches), the whole ``reason``.
     """
 
-    def __init__(self, *capabilities: Capability, feature: str = ""):
+    def __init__(self, *capabilities: Capability, feature: str = "", reason: str = ""):
         self.capabilities = capabilities
         self.feature = feature or ", ".join(sorted(str(c) for c in capabilities))
-        super().__init__(self.feature)
+        self.reason = reason  #: the whole message, when what is missing is not a backend's feature
+        super().__init__(self.reason or self.feature)
 
 
 def engine_cannot(error: BaseException) -> bool:
@@ -308,7 +310,7 @@ class Exercise:
         except LearnerCodeError as error:
             return outcome(Status.ERROR, str(error))
         except Unsupported as lacking_here:
-            return outcome(Status.UNSUPPORTED, self._needs_feature(lacking_here.feature))
+            return outcome(Status.UNSUPPORTED, lacking_here.reason or self._needs_feature(lacking_here.feature))
         except Exception as error:  # anything else: a wrong shape the assertion did not foresee
             if engine_cannot(error):
                 return outcome(Status.UNSUPPORTED, self._needs_feature(

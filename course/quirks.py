@@ -50,6 +50,8 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "the course accepts operations without a sort",
         "an empty cursor slice (find()[3:3]) returns everything from 3 on: the course returns nothing, "
         "as pymongo does",
+        "an array literal in an aggregation expression (['$_id']) is returned unevaluated: the course "
+        "evaluates each element, as a server does",
     ),
 }
 
@@ -346,8 +348,20 @@ def _empty_slice_is_empty(original: Callable) -> Callable:
     return __getitem__
 
 
+def _array_literals_evaluated(original: Callable) -> Callable:
+    def _parse_basic_expression(self, expression):
+        if isinstance(expression, list):
+            return [self.parse(item) for item in expression]
+        return original(self, expression)
+
+    return _parse_basic_expression
+
+
 def _absorb_mongomock() -> None:
+    from mongomock.aggregate import _Parser
     from mongomock.collection import BulkOperationBuilder, Collection
+
+    _patch(_Parser, "_parse_basic_expression", _array_literals_evaluated)
 
     _patch(Collection, "create_index", _keys_as_pairs)
     _patch(Collection, "index_information", _information_as_pairs)
