@@ -47,6 +47,7 @@ class ChecksDatabase:
         self._backend, self._address, self._lazy = backend, address, lazy
         self._process: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        self._closed = False  #: once closed, never started again (a start_soon thread may come late)
 
     @property
     def reachable(self) -> bool:
@@ -87,12 +88,15 @@ class ChecksDatabase:
 
     def _start(self) -> None:
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the checks' database was closed")
             if self._lazy and self._backend is None:
                 self._backend, self._address, self._process = _start_wire_server()
 
     def close(self) -> None:
-        """Close the grader's client and stop the server the grader started."""
+        """Close the grader's client and stop the server the grader started (for good: see ``_closed``)."""
         with self._lock:
+            self._closed = True
             if self._backend is not None and self._address is not None:
                 try:
                     self._backend.client.close()
@@ -204,11 +208,20 @@ async def _serve(port_file: Path) -> None:
         loop.add_signal_handler(signum, stop.set)
     proxy = AsyncMongoEcoProxyServer(engine=MemoryEngine(), host="127.0.0.1", port=0)
     address = await proxy.start()
+    grader = os.getppid()
+
+    async def watch_the_grader() -> None:  # a grader that died without stopping us: stop too
+        while os.getppid() == grader:
+            await asyncio.sleep(1)
+        stop.set()
+
+    watcher = asyncio.create_task(watch_the_grader())
     try:
         partial = port_file.with_name(port_file.name + ".partial")
         partial.write_text(f"{address.port}\n")
         os.replace(partial, port_file)
         await stop.wait()
+        watcher.cancel()
     finally:
         await proxy.close()
 
