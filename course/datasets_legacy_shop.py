@@ -67,6 +67,18 @@ class Shop:
     indexes: dict[str, list[tuple[list, dict]]] = field(default_factory=dict)
     validators: dict[str, dict] = field(default_factory=dict)
 
+    def only(self, names) -> "Shop":
+        """The same shop reduced to the collections ``names`` (a name ending in ``*`` stands for every
+        collection it starts: ``carts_*``); the documents are shared, not copied."""
+        names = list(names)
+
+        def wanted(name: str) -> bool:
+            return any(name == n or (n.endswith("*") and name.startswith(n[:-1])) for n in names)
+
+        return Shop({k: v for k, v in self.collections.items() if wanted(k)},
+                    {k: v for k, v in self.indexes.items() if wanted(k)},
+                    {k: v for k, v in self.validators.items() if wanted(k)})
+
 
 def _schema(**types: Any) -> dict:
     """A ``$jsonSchema`` validator requiring every field given, each of its BSON type(s)."""
@@ -158,6 +170,10 @@ def _suppliers(rng: random.Random, n: int = 40) -> list[dict]:
              "lead_days": rng.randint(2, 30), "active": rng.random() < 0.9} for supplier_id in range(1, n + 1)]
 
 
+#: the name of each carts_<tenant> collection's index (db.carts holding it means a collection was renamed)
+TENANT_INDEX = "tenant_carts_by_user"
+
+
 def _carts(rng: random.Random, tenant: str, n: int = 20) -> list[dict]:
     return [{"_id": f"{tenant}-{user}", "user_id": user,
              "items": [{"product_id": rng.randint(1, 200), "qty": rng.randint(1, 3)} for _ in range(rng.randint(0, 4))],
@@ -212,7 +228,7 @@ def _legacy(shop, rng, people, catalog, order_docs, histories, product_reviews, 
     shop.collections["suppliers"] = _suppliers(rng)
     for tenant in TENANTS:
         shop.collections[f"carts_{tenant}"] = _carts(rng, tenant)
-        shop.indexes[f"carts_{tenant}"] = [([("user_id", 1)], {})]
+        shop.indexes[f"carts_{tenant}"] = [([("user_id", 1)], {"name": TENANT_INDEX})]
         shop.validators[f"carts_{tenant}"] = _schema(user_id="int", items="array", updated_at="date")
     shop.indexes.update({
         "customers": [([("email", 1)], {"unique": True})],

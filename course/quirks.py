@@ -42,6 +42,14 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "success, abort on an exception) and adds end_session()",
         "a validator holding tuples (enum: CATEGORIES) is refused, where BSON would send arrays: the "
         "course passes lists, as pymongo's encoding does",
+        "$toLong and $convert to 'long' return a small value as an int, and an update pipeline or $merge "
+        "that changes only a value's numeric type (5 to 5L, 5.0 to 5L) writes nothing: the course returns "
+        "a long and writes the new type, as a server does",
+        "drop_index(keys) finds the index by its keys, where pymongo drops the index of the default name "
+        "(category_1) and a server answers IndexNotFound for an index named otherwise: the course drops by "
+        "that name, as pymongo does",
+        "$inc narrows its result to the smallest type that holds it (a long plus 0 becomes an int): the "
+        "course keeps the wider operand's type (an int plus a long is a long), as a server does",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -52,6 +60,8 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "as pymongo does",
         "an array literal in an aggregation expression (['$_id']) is returned unevaluated: the course "
         "evaluates each element, as a server does",
+        "$inc of an Int64 gives a plain int (an int plus a long, even a long plus 0): the course stores a long, "
+        "as a server does",
     ),
 }
 
@@ -309,6 +319,87 @@ def _transaction_context(original: Callable) -> Callable:
     return start_transaction
 
 
+def _long_conversion_result(original: Callable) -> Callable:
+    from mongoeco.core.aggregation.scalar_expressions import BsonInt64, unwrap_bson_numeric
+
+    def typed_conversion_result(value, target, variables):
+        converted = original(value, target, variables)
+        if target == "long" and converted is not None and not isinstance(converted, BsonInt64) \
+                and isinstance(unwrap_bson_numeric(converted), int):
+            return BsonInt64(unwrap_bson_numeric(converted))
+        return converted
+
+    return typed_conversion_result
+
+
+def _numeric_types(value: Any) -> Any:
+    """``value``'s shape with each number replaced by its BSON type (int, long, double, decimal), as mongoeco
+    names them, whether it holds them as Python numbers, pymongo's bson types or its own wrappers."""
+    from bson.int64 import Int64
+    from mongoeco.core.bson_scalars import bson_numeric_alias
+
+    if isinstance(value, Int64):
+        return "long"
+    if isinstance(value, dict):
+        return tuple((key, _numeric_types(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return tuple(_numeric_types(item) for item in value)
+    return None if isinstance(value, bool) else bson_numeric_alias(value)
+
+
+def _inc_keeps_the_wider_type(original: Callable) -> Callable:
+    def bson_add(left, right, *args, **kwargs):
+        result = original(left, right, *args, **kwargs)
+        kinds = {_numeric_types(left), _numeric_types(right)}
+        if "long" in kinds and kinds <= {"int", "long"} and _numeric_types(result) == "int":
+            from mongoeco.core.bson_scalars import BsonInt64, unwrap_bson_numeric
+
+            return BsonInt64(int(unwrap_bson_numeric(result)))
+        return result
+
+    return bson_add
+
+
+def _type_change_is_a_change(original: Callable) -> Callable:
+    def document_id_bson_type_changed(before, after):
+        return original(before, after) or _numeric_types(before) != _numeric_types(after)
+
+    return document_id_bson_type_changed
+
+
+_TYPE_AWARE: dict[type, type] = {}  #: dialect class -> its subclass comparing numeric types too
+
+
+def _type_aware(dialect: Any) -> Any:
+    """A copy of ``dialect`` whose document equality also compares numeric types (5 and 5L differ in BSON)."""
+    import copy
+
+    kind = type(dialect)
+    if getattr(kind, _PATCHED, False):
+        return dialect
+    aware = _TYPE_AWARE.get(kind)
+    if aware is None:
+        def values_equal(self, left, right):
+            return kind.values_equal(self, left, right) and _numeric_types(left) == _numeric_types(right)
+
+        aware = _TYPE_AWARE[kind] = type(f"TypeAware{kind.__name__}", (kind,),
+                                         {"__slots__": (), "values_equal": values_equal, _PATCHED: True})
+    clone = copy.copy(dialect)
+    object.__setattr__(clone, "__class__", aware)
+    return clone
+
+
+def _merge_writes_type_changes(original: Callable) -> Callable:
+    import dataclasses
+
+    async def merge_document(self, *args, operation_context=None, **kwargs):
+        if operation_context is not None:
+            operation_context = dataclasses.replace(operation_context, dialect=_type_aware(operation_context.dialect))
+        return await original(self, *args, operation_context=operation_context, **kwargs)
+
+    return merge_document
+
+
 def _absorb_mongoeco() -> None:
     from mongoeco.api._sync.aggregation_cursor import AggregationCursor
     from mongoeco.api._sync.client import Database
@@ -319,6 +410,7 @@ def _absorb_mongoeco() -> None:
 
     _patch(Collection, "aggregate", _eager_output_stage)
     _patch(Collection, "create_index", _snake_case_index_options)
+    _patch(Collection, "drop_index", _drop_index_by_generated_name)
     _patch(Database, "create_collection", _validator_as_bson)
     _iterator_protocol(Cursor)
     if not getattr(getattr(Cursor, "__getitem__", None), _PATCHED, False):
@@ -329,6 +421,15 @@ def _absorb_mongoeco() -> None:
     _patch(scalar_expressions, "_aggregation_type_name", _long_for_int64)
     _patch(CompiledJsonSchema, "_validate_schema", _enum_by_value)
     _patch(CompiledJsonSchema, "_validate_numeric", _draft4_exclusive_bounds)
+    from mongoeco.core import operators
+    from mongoeco.engines import memory
+
+    _patch(scalar_expressions, "_typed_conversion_result", _long_conversion_result)
+    _patch(operators, "document_id_bson_type_changed", _type_change_is_a_change)
+    from mongoeco.core import update_scalar_operators
+
+    _patch(update_scalar_operators, "bson_add", _inc_keeps_the_wider_type)
+    _patch(memory.MemoryEngine, "merge_document", _merge_writes_type_changes)
     from mongoeco.session import ClientSession
     from mongoeco.wire.executor import WireCommandExecutor
 
@@ -357,6 +458,38 @@ def _array_literals_evaluated(original: Callable) -> Callable:
     return _parse_basic_expression
 
 
+def _drop_index_by_generated_name(original: Callable) -> Callable:
+    def drop_index(self, index_or_name, *args, **kwargs):
+        if isinstance(index_or_name, (list, tuple)):
+            from pymongo.helpers_shared import _gen_index_name
+
+            index_or_name = _gen_index_name([tuple(pair) for pair in index_or_name])
+        return original(self, index_or_name, *args, **kwargs)
+
+    return drop_index
+
+
+def _inc_of_a_long_is_a_long(original: Callable) -> Callable:
+    from bson.int64 import Int64
+
+    def inc(doc, field_name, value):
+        if isinstance(doc, dict):
+            current = doc.get(field_name, 0)
+        elif isinstance(doc, list) and 0 <= int(field_name) < len(doc):
+            current = doc[int(field_name)]
+        else:
+            current = None
+        original(doc, field_name, value)
+        if isinstance(value, Int64) or isinstance(current, Int64):
+            key = field_name if isinstance(doc, dict) else int(field_name)
+            result = doc[key]
+            if isinstance(result, int) and not isinstance(result, (bool, Int64)) \
+                    and not isinstance(current, (float, bool)) and not isinstance(value, float):
+                doc[key] = Int64(result)
+
+    return inc
+
+
 def _absorb_mongomock() -> None:
     from mongomock.aggregate import _Parser
     from mongomock.collection import BulkOperationBuilder, Collection
@@ -365,6 +498,13 @@ def _absorb_mongomock() -> None:
 
     _patch(Collection, "create_index", _keys_as_pairs)
     _patch(Collection, "index_information", _information_as_pairs)
+    from mongomock import collection as mongomock_collection
+
+    if not getattr(mongomock_collection._updaters["$inc"], _PATCHED, False):
+        replacement = functools.wraps(mongomock_collection._updaters["$inc"])(
+            _inc_of_a_long_is_a_long(mongomock_collection._updaters["$inc"]))
+        setattr(replacement, _PATCHED, True)
+        mongomock_collection._updaters["$inc"] = replacement
     _patch(BulkOperationBuilder, "add_update", _accepts_no_sort)
     _patch(BulkOperationBuilder, "add_replace", _accepts_no_sort)
     from mongomock.collection import Cursor

@@ -105,8 +105,8 @@ def test_cursor_slicing_and_indexing_as_pymongo(db):
         ordered()[60]
 
 
-def test_out_through_the_wire_server():
-    """$out works through mongoeco's wire server too (the course's quirk fix runs server-side)."""
+def _through_the_wire(name: str, steps) -> object:
+    """Run ``steps(db)`` through pymongo against a mongoeco wire server with the course's quirk fixes."""
     import asyncio
 
     from course.backends import mongoeco_available
@@ -128,20 +128,28 @@ def test_out_through_the_wire_server():
             def driver():
                 client = MongoClient(f"mongodb://127.0.0.1:{address.port}/?directConnection=true",
                                      serverSelectionTimeoutMS=20000)
-                db = client.course_quirk_wire
-                db.src.insert_many([{"_id": i, "k": i % 2} for i in range(4)])
-                db.dst.insert_one({"_id": 99})
-                db.src.aggregate([{"$match": {"k": 1}}, {"$out": "dst"}])
-                found = sorted(d["_id"] for d in db.dst.find())
-                client.drop_database("course_quirk_wire")
-                client.close()
-                return found
+                try:
+                    return steps(client[name])
+                finally:
+                    client.drop_database(name)
+                    client.close()
 
             return await asyncio.to_thread(driver)
         finally:
             await proxy.close()
 
-    assert asyncio.run(scenario()) == [1, 3]
+    return asyncio.run(scenario())
+
+
+def test_out_through_the_wire_server():
+    """$out works through mongoeco's wire server too (the course's quirk fix runs server-side)."""
+    def steps(db):
+        db.src.insert_many([{"_id": i, "k": i % 2} for i in range(4)])
+        db.dst.insert_one({"_id": 99})
+        db.src.aggregate([{"$match": {"k": 1}}, {"$out": "dst"}])
+        return sorted(d["_id"] for d in db.dst.find())
+
+    assert _through_the_wire("course_quirk_wire", steps) == [1, 3]
 
 
 def test_array_literals_in_expressions_are_evaluated_as_a_server_does(db):
@@ -149,3 +157,66 @@ def test_array_literals_in_expressions_are_evaluated_as_a_server_does(db):
     rows = list(db.tree.aggregate([{"$project": {"path": {"$concatArrays": ["$ancestors", ["$_id"]]}}},
                                    {"$sort": {"_id": 1}}]))
     assert rows == [{"_id": "b", "path": ["a", "b"]}, {"_id": "c", "path": ["a", "b", "c"]}]
+
+
+def test_longs_as_a_server_makes_them(db, backend):
+    """$toLong/$convert give a long, an update that changes only a number's type writes it, $inc keeps a long."""
+    from bson import Int64
+
+    from course.census import bson_type_of
+
+    def types(collection):
+        return [bson_type_of(d["v"]) for d in collection.find().sort("_id", 1)]
+
+    db.nums.insert_many([{"_id": 1, "v": 5}, {"_id": 2, "v": 5.0}, {"_id": 3, "v": Int64(4)}])
+    db.nums.update_many({}, {"$inc": {"v": Int64(0)}})
+    assert types(db.nums) == ["long", "double", "long"]
+    if backend.name == "mongomock":
+        pytest.skip("mongomock has no update pipelines, $convert or $merge (the PIPELINE_UPDATES capability)")
+    converted = db.nums.aggregate([{"$project": {"a": {"$toLong": "$v"}, "t": {"$type": {"$toLong": "$v"}},
+                                                 "b": {"$convert": {"input": "$v", "to": "long"}}}}])
+    assert [(bson_type_of(d["a"]), bson_type_of(d["b"]), d["t"]) for d in converted] == [("long", "long", "long")] * 3
+    for update in ([{"$set": {"v": {"$toLong": "$v"}}}],
+                   [{"$set": {"v": {"$convert": {"input": "$v", "to": "long"}}}}]):
+        db.nums.delete_many({})
+        db.nums.insert_many([{"_id": 1, "v": 5}, {"_id": 2, "v": 5.0}, {"_id": 3, "v": Int64(4)}])
+        assert db.nums.update_many({}, update).modified_count == 2
+        assert types(db.nums) == ["long", "long", "long"]
+        assert db.nums.update_many({}, update).modified_count == 0
+    db.nums.delete_many({})
+    db.nums.insert_many([{"_id": 1, "v": 5}, {"_id": 2, "v": 5.0}])
+    db.nums.aggregate([{"$set": {"v": {"$toLong": "$v"}}}, {"$merge": {"into": "nums", "whenMatched": "replace"}}])
+    assert types(db.nums) == ["long", "long"]
+
+
+def test_drop_index_by_keys_as_pymongo_does(db):
+    """pymongo turns keys into the default name (kind_1): an index named otherwise is not found, on a server too."""
+    from pymongo.errors import OperationFailure
+
+    db.items.create_index([("kind", 1)], name="by_kind")
+    with pytest.raises(OperationFailure):
+        db.items.drop_index([("kind", 1)])
+    db.items.create_index([("n", 1)])
+    db.items.drop_index([("n", 1)])
+    assert sorted(db.items.index_information()) == ["_id_", "by_kind"]
+
+
+def test_longs_through_the_wire_server():
+    """The long conversions and $inc work through mongoeco's wire server too (the fixes run server-side)."""
+    from bson import Int64
+
+    def steps(db):
+        found = []
+        for update in ([{"$set": {"v": {"$toLong": "$v"}}}], {"$inc": {"v": Int64(0)}}):
+            db.nums.drop()
+            db.nums.insert_many([{"_id": 1, "v": 5}, {"_id": 2, "v": Int64(4)}])
+            db.nums.update_many({}, update)
+            found.append([type(d["v"]).__name__ for d in db.nums.find().sort("_id", 1)])
+        db.nums.drop()
+        db.nums.insert_many([{"_id": 1, "v": 5}, {"_id": 2, "v": 6.0}])
+        db.nums.aggregate([{"$set": {"v": {"$convert": {"input": "$v", "to": "long"}}}},
+                           {"$merge": {"into": "nums", "whenMatched": "replace"}}])
+        found.append([type(d["v"]).__name__ for d in db.nums.find().sort("_id", 1)])
+        return found
+
+    assert _through_the_wire("course_quirk_wire_longs", steps) == [["Int64", "Int64"]] * 3

@@ -34,7 +34,8 @@ SEVERITIES = ("high", "medium", "low")
 
 #: Lesson titles as their notebooks' first headings give them ("04 · Schema design patterns").
 LESSON_TITLES = {"01": "Design for reads", "02": "Embed or reference", "03": "Validation and versioning",
-                 "04": "Schema design patterns", "05": "Changing a schema while the system runs"}
+                 "04": "Schema design patterns", "05": "Changing a schema while the system runs",
+                 "06": "Anti-patterns and the audit"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,18 @@ class LessonRef:
     def to_json(self) -> dict:
         """``{"lesson": "04", "section": "..."}``."""
         return {"lesson": self.lesson, "section": self.section}
+
+
+#: The lesson map for lesson 06: the kinds one of its exercises repairs, and the heading of that exercise.
+#: Every finding of such a kind cites it after the sections its own module gives.
+REPAIRED_IN_06 = {
+    "redundant_index": LessonRef("06", "Exercise 06.1: drop the redundant index"),
+    "mixed_types": LessonRef("06", "Exercise 06.2: the counter that turned long"),
+    "mixed_kinds": LessonRef("06", "Exercise 06.3: add the discriminator"),
+    "too_many_collections": LessonRef("06", "Exercise 06.4: merge the tenants"),
+    "copy_drift": LessonRef("06", "Exercise 06.5: refresh the copies"),
+    "unbounded_array": LessonRef("06", "Exercise 06.6: move the order history out"),
+}
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,9 @@ class Finding:
             raise ValueError(f"unknown finding kind {self.kind!r}")
         if self.severity not in SEVERITIES:
             raise ValueError(f"unknown severity {self.severity!r}")
+        repair = REPAIRED_IN_06.get(self.kind)
+        if repair is not None and repair not in self.see:
+            object.__setattr__(self, "see", tuple(self.see) + (repair,))
 
     @property
     def where(self) -> str:

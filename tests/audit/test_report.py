@@ -7,7 +7,7 @@ from pathlib import Path
 
 import course.audit
 from course.audit import KINDS
-from course.audit.report import LESSON_TITLES, Finding, LessonRef, NotExamined, Report
+from course.audit.report import LESSON_TITLES, REPAIRED_IN_06, Finding, LessonRef, NotExamined, Report
 from course.audit.run import MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +38,8 @@ def test_every_fix_cites_sections_that_exist():
         assert module.SEE and module.WHY and module.HOW
         for ref in module.SEE:
             assert ref.section in headings(ref.lesson), f"{module.KIND}: no heading {ref.section!r} in {ref.lesson}"
+    for kind, ref in REPAIRED_IN_06.items():
+        assert kind in KINDS and ref.section in headings(ref.lesson), f"{kind}: no heading {ref.section!r} in 06"
     for lesson, title in LESSON_TITLES.items():
         assert any(h.endswith(title) for h in headings(lesson)), (lesson, title)
 
@@ -57,7 +59,8 @@ def test_the_json_shape():
     (finding,) = data["findings"]
     assert set(finding) == {"kind", "collection", "field", "severity", "evidence", "fix"}
     assert finding["fix"] == {"why": "stale <script>", "how": "refresh & index",
-                              "see": [{"lesson": "02", "section": "Copies need an update path"}]}
+                              "see": [{"lesson": "02", "section": "Copies need an update path"},
+                                      {"lesson": "06", "section": "Exercise 06.5: refresh the copies"}]}
     assert data["sampled"]["not_examined"] == [{"kind": "unused_index", "collection": None,
                                                 "reason": "no $indexStats"}]
 

@@ -1,0 +1,203 @@
+"""Lesson 06, exercise 06.6: the unbounded order history moved out of the customers, a subset kept.
+
+The checks seed a smaller shop's customers (25 of them, a business customer
+among them, so the history has its long tail, in about 800 entries: mongoeco's
+wire server, which the grader uses, inserts slowly into a growing collection),
+call ``repair_orders(db)`` and rerun the audit's ``unbounded_array``; the
+hidden check uses another shop in which one customer has no order yet and one
+has three.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course.datasets_legacy_shop import RECENT_ORDERS
+from course.exercise import Incorrect, hidden, visible
+from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
+
+LEGACY = Variant("legacy", (("seed", 31), ("customers", 25)))
+OTHER = Variant("other shop", (("seed", 12), ("customers", 30)), tweak="_short_histories")
+ENTRY = ("order_no", "placed_at", "total_pence")
+PAGE = 10
+_READ_CUSTOMERS = (1, 11, 20)
+
+
+def _newest_first(entries: list[dict]) -> list[dict]:
+    return sorted(entries, key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)
+
+
+class RepairOrders(Repair):
+    id = "06.6"
+    title = "The unbounded order history: its own collection, a subset kept"
+    answers = ("repair_orders",)
+    function = "repair_orders"
+    kind = "unbounded_array"
+    collections = ("customers",)
+    requirements = {
+        "moved": "every entry of every customer's orders is a document of db.order_history: {customer_id, "
+                 "order_no, placed_at, total_pence} (and an _id of its own); none lost, none twice; a customer's "
+                 "history page (the 10 newest) gives the answer it gave from the embedded array",
+        "recent": f"each customer gets recent_orders: its {RECENT_ORDERS} newest entries, newest first, as they "
+                  f"were (all of them when it has fewer than {RECENT_ORDERS}; orders of the same day in any order)",
+        "removed": "customers no longer hold the orders array, and nothing else of theirs changes: the audit no "
+                   "longer reports unbounded_array in customers",
+        "twice": "running it a second time raises nothing and changes nothing",
+    }
+    hints = (
+        "For each customer that still has orders: insert one order_history document per entry, with the "
+        "customer's _id as customer_id, then update the customer.",
+        f"recent_orders is the entries sorted by placed_at, newest first, cut to {RECENT_ORDERS}. One update per "
+        "customer: {'$set': {'recent_orders': recent}, '$unset': {'orders': ''}}.",
+        "Select only the customers that still have the array, find({'orders': {'$exists': True}}): a second run "
+        "then finds nothing to move, and cannot empty recent_orders.",
+    )
+    solution_code = """
+def repair_orders(db):
+    \"\"\"Move each customer's embedded orders to db.order_history; keep the five newest in the customer.\"\"\"
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+        entries = customer["orders"]
+        if entries:
+            db.order_history.insert_many([{"customer_id": customer["_id"], **entry} for entry in entries])
+        newest = sorted(entries, key=lambda entry: entry["placed_at"], reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]},
+                                {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
+"""
+
+    @staticmethod
+    def _short_histories(shop) -> None:
+        """Customer 2 has no order yet; customer 3 has three."""
+        customers = shop.collections["customers"]
+        customers[1]["orders"] = []
+        customers[2]["orders"] = customers[2]["orders"][:3] or customers[0]["orders"][:3]
+
+    def reads_before(self, db: Any) -> dict:
+        """A few customers' history pages (the 10 newest), from the embedded array; and a customer by email."""
+        reads = {"customer_by_email": db.customers.find_one({"email": "customer1@example.com"}, {"name": 1})}
+        for customer_id in _READ_CUSTOMERS:
+            customer = db.customers.find_one({"_id": customer_id}, {"orders": 1}) or {}
+            page = _newest_first(customer.get("orders", []))[:PAGE]
+            reads[f"history of customer {customer_id}"] = [{k: e[k] for k in ENTRY} for e in page]
+        return reads
+
+    def reads_after(self, db: Any) -> dict:
+        """The same reads, the pages from db.order_history."""
+        reads = {"customer_by_email": db.customers.find_one({"email": "customer1@example.com"}, {"name": 1})}
+        for customer_id in _READ_CUSTOMERS:
+            page = db.order_history.find({"customer_id": customer_id}, {"_id": 0, **{k: 1 for k in ENTRY}}) \
+                .sort([("placed_at", -1), ("order_no", -1)]).limit(PAGE)
+            reads[f"history of customer {customer_id}"] = [{k: e.get(k) for k in ENTRY} for e in page]
+        return reads
+
+    @staticmethod
+    def _seeded_customers(run) -> dict:
+        return {c["_id"]: c for c in run.seeded.collections["customers"]}
+
+    def _moved(self, answer, variant):
+        run = self.run(answer, variant)
+        wanted = {(c["_id"], e["order_no"]): {"customer_id": c["_id"], **e}
+                  for c in run.seeded.collections["customers"] for e in c["orders"]}
+        seen = set()
+        for document in by_id(run.db.order_history):
+            entry = {k: v for k, v in document.items() if k != "_id"}
+            key = (entry.get("customer_id"), entry.get("order_no"))
+            if key in seen:
+                raise Incorrect(f"order {key[1]} of customer {key[0]} is in db.order_history twice: move each "
+                                "entry once")
+            seen.add(key)
+            if key not in wanted:
+                raise Incorrect(f"db.order_history holds {entry!r:.120}, which is no customer's order: each document "
+                                "is {customer_id, order_no, placed_at, total_pence}")
+            difference = first_change(wanted[key], entry)
+            if difference:
+                raise Incorrect(f"order {key[1]} of customer {key[0]} in db.order_history is not the entry plus its "
+                                f"customer_id ({difference})")
+        lost = sorted(set(wanted) - seen)
+        if lost:
+            raise Incorrect(f"{len(lost)} of {len(wanted)} orders are not in db.order_history (order {lost[0][1]} of "
+                            f"customer {lost[0][0]} among them): move every entry of every customer")
+        self.check_reads(run, ": the history page reads db.order_history")
+
+    def _recent(self, answer, variant):
+        run = self.run(answer, variant)
+        seeded = self._seeded_customers(run)
+        for customer in by_id(run.db.customers, None, {"recent_orders": 1}):
+            entries = seeded[customer["_id"]]["orders"]
+            held = customer.get("recent_orders")
+            where = f"customer {customer['_id']}'s recent_orders"
+            if not isinstance(held, list):
+                raise Incorrect(f"customer {customer['_id']} has no recent_orders list (it has {held!r:.40})")
+            if len(held) != min(RECENT_ORDERS, len(entries)):
+                raise Incorrect(f"{where} holds {len(held)} orders; it has {len(entries)}, so it should hold the "
+                                f"{min(RECENT_ORDERS, len(entries))} newest")
+            by_no = {e["order_no"]: e for e in entries}
+            for entry in held:
+                original = by_no.get(entry.get("order_no")) if isinstance(entry, dict) else None
+                difference = first_change(original, entry) if original is not None else "it is no order of theirs"
+                if difference:
+                    raise Incorrect(f"{where} holds {entry!r:.80}, not an order as it was ({difference})")
+            dates = [e["placed_at"] for e in held]
+            if dates != sorted(dates, reverse=True):
+                raise Incorrect(f"{where} is not newest first: sort by placed_at, descending")
+            kept = {e["order_no"] for e in held}
+            newer = [e for e in entries if e["order_no"] not in kept and dates and e["placed_at"] > dates[-1]]
+            if newer:
+                raise Incorrect(f"{where} leaves out order {newer[0]['order_no']} of {newer[0]['placed_at']:%Y-%m-%d}, "
+                                f"newer than one it keeps: keep the {RECENT_ORDERS} newest")
+
+    def _removed(self, answer, variant):
+        run = self.run(answer, variant)
+        seeded = self._seeded_customers(run)
+        for customer in by_id(run.db.customers):
+            if "orders" in customer:
+                raise Incorrect(f"customer {customer['_id']} still holds orders ({len(customer['orders'])} entries): "
+                                "remove the array once its entries are in db.order_history")
+            before = {k: v for k, v in seeded[customer["_id"]].items() if k != "orders"}
+            now = {k: v for k, v in customer.items() if k != "recent_orders"}
+            difference = first_change(before, now)
+            if difference:
+                raise Incorrect(f"customer {customer['_id']} changed beyond its orders ({difference})")
+        if len(seeded) != run.db.customers.count_documents({}):
+            raise Incorrect(f"{len(seeded)} customers were seeded, {run.db.customers.count_documents({})} are left")
+        self.check_audit(run, "")
+
+    @visible(points=2, checks="moved")
+    def every_order_moved(self, answer):
+        """The shop's customers: every order is in db.order_history once; the history pages agree"""
+        self._moved(answer, LEGACY)
+
+    @visible(points=2, checks="recent")
+    def five_newest_kept(self, answer):
+        """Each customer keeps its five newest orders, newest first"""
+        self._recent(answer, LEGACY)
+
+    @visible(points=1, checks="removed")
+    def array_removed(self, answer):
+        """The orders array is gone, nothing else changed, and the audit reports no unbounded array"""
+        self._removed(answer, LEGACY)
+
+    @visible(points=1, checks="twice")
+    def second_run_changes_nothing(self, answer):
+        """A second run raises nothing and changes nothing"""
+        self.check_twice(answer, LEGACY, ": on a second run no customer holds orders any more; move only what "
+                                         "is still embedded")
+
+    @hidden(points=1, checks="moved")
+    def other_orders_moved(self, answer):
+        """Another shop, a customer without orders and one with three: every order moved"""
+        self._moved(answer, OTHER)
+
+    @hidden(points=1, checks="recent")
+    def short_histories_kept(self, answer):
+        """Another shop: no order gives an empty recent_orders, three give all three"""
+        self._recent(answer, OTHER)
+
+    @hidden(points=1, checks="removed")
+    def other_arrays_removed(self, answer):
+        """Another shop: every orders array is gone"""
+        self._removed(answer, OTHER)
+
+    @hidden(points=1, checks="twice")
+    def other_shop_twice(self, answer):
+        """Another shop: a second run changes nothing"""
+        self.check_twice(answer, OTHER, ": move only what is still embedded")

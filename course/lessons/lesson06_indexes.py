@@ -1,0 +1,148 @@
+"""Lesson 06, exercise 06.1: drop the index that is a prefix of another.
+
+The checks seed a smaller copy of the shop's orders, products and payments, call ``drop_redundant_index(db)``
+and rerun the audit's ``redundant_index``; the hidden check adds a redundant
+index with a name of its own elsewhere, and a unique index that is a prefix
+of another (it enforces a rule, so it stays).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course.exercise import Incorrect, hidden, visible
+from course.lessons.lesson06_shop import Repair, Variant
+
+INDEXED = ("orders", "products", "payments")
+LEGACY = Variant("legacy", (("orders", 300), ("payments", 100), ("reviews", 300)), tweak="_near_prefixes")
+ELSEWHERE = Variant("elsewhere", (("seed", 16), ("orders", 300), ("reviews", 200)), tweak="_more_indexes")
+
+
+def _keys(db: Any) -> dict[str, dict[str, list]]:
+    """collection -> index name -> its keys, as lists of [field, direction]."""
+    return {name: {index: [list(p) for p in info["key"]] for index, info in db[name].index_information().items()}
+            for name in sorted(db.list_collection_names())}
+
+
+class DropRedundantIndex(Repair):
+    id = "06.1"
+    title = "Drop the index that is a prefix of another"
+    answers = ("drop_redundant_index",)
+    function = "drop_redundant_index"
+    kind = "redundant_index"
+    collections = INDEXED
+    requirements = {
+        "dropped": "every index whose keys are a prefix of another index's keys (same fields, same directions, "
+                   "in the same collection) is dropped: the audit no longer reports redundant_index",
+        "kept": "every other index stays: the longer index that covers the dropped one, every index that is no "
+                "prefix, and a unique index even when it is a prefix (it enforces a rule); the reads give the "
+                "same answers",
+    }
+    hints = (
+        "For each collection, index_information() maps each index name to {'key': [(field, direction), ...], ...}. "
+        "Compare every pair of indexes of the collection.",
+        "Index A is redundant when another index B has more keys and B's first len(A) keys are exactly A's keys. "
+        "Skip _id_ and any index whose information says unique.",
+        "Collect the names first, then call db[collection].drop_index(name) for each.",
+    )
+    solution_code = """
+def drop_redundant_index(db):
+    \"\"\"Drop every index whose keys are a prefix of another index of its collection (unique ones stay).\"\"\"
+    for name in db.list_collection_names():
+        indexes = db[name].index_information()
+        redundant = []
+        for index, info in indexes.items():
+            keys = list(info["key"])
+            if index == "_id_" or info.get("unique"):
+                continue
+            for other, other_info in indexes.items():
+                longer = list(other_info["key"])
+                if other != index and len(longer) > len(keys) and longer[:len(keys)] == keys:
+                    redundant.append(index)
+                    break
+        for index in redundant:
+            db[name].drop_index(index)
+"""
+
+    @staticmethod
+    def _more_indexes(shop) -> None:
+        """A redundant index with a name of its own, a unique prefix that must stay, and two indexes that share
+        a longer one's fields but not its directions or its order (no prefix: they stay)."""
+        shop.indexes["products"].append(([("category", 1)], {"name": "by_category"}))
+        DropRedundantIndex._near_prefixes(shop)
+
+    @staticmethod
+    def _near_prefixes(shop) -> None:
+        """Two indexes with a longer one's first fields in another direction or order: no prefix, they stay."""
+        shop.indexes["orders"] = [*shop.indexes["orders"],
+                                  ([("status", 1), ("placed_at", -1), ("total_pence", 1)], {}),
+                                  ([("status", 1), ("placed_at", 1)], {"name": "by_status_oldest"}),
+                                  ([("customer_id", 1), ("status", 1), ("total_pence", 1)], {}),
+                                  ([("status", 1), ("customer_id", 1)], {"name": "by_status_and_customer"})]
+        shop.indexes["payments"] = [([("order_id", 1)], {"unique": True}),
+                                    ([("order_id", 1), ("paid_at", -1)], {})]
+
+    def reads_before(self, db: Any) -> dict:
+        """The shop's reads of the indexed collections."""
+        return {
+            "orders_of_customer": [d["_id"] for d in db.orders.find({"customer_id": 11}, {"_id": 1})
+                                   .sort("placed_at", -1).limit(5)],
+            "category_page": [d["_id"] for d in db.products.find({"category": "kitchen"}, {"_id": 1})
+                              .sort("price_pence", 1).limit(10)],
+            "payments_of_order": [d["_id"] for d in db.payments.find({"order_id": 5}, {"_id": 1}).sort("_id", 1)],
+        }
+
+    reads_after = reads_before
+
+    def _expected(self, run) -> dict[str, set[str]]:
+        """collection -> the index names that must remain."""
+        from course.audit.indexes import indexes_of
+        from course.audit.redundant_index import covering
+        from course.audit.snapshot import CollectionSnapshot
+
+        keep = {}
+        for name, specs in sorted(run.seeded.indexes.items()):
+            infos = {}
+            for keys, options in [([("_id", 1)], {"name": "_id_"})] + list(specs):
+                index = options.get("name") or "_".join(f"{f}_{d}" for f, d in keys)
+                infos[index] = {"key": list(keys), **{k: v for k, v in options.items() if k != "name"}}
+            parsed = indexes_of(CollectionSnapshot(name, 0, [], "all", infos))
+            keep[name] = {i for i, info in parsed.items()
+                          if not any(covering(info, other) for other in parsed.values()
+                                     if len(other.keys) > len(info.keys))}
+        return keep
+
+    def _dropped(self, answer, variant):
+        run = self.run(answer, variant)
+        self.check_audit(run, ": drop every index whose keys begin another index of the same collection")
+
+    def _kept(self, answer, variant):
+        run = self.run(answer, variant)
+        now = _keys(run.db)
+        for name, wanted in self._expected(run).items():
+            missing = sorted(wanted - set(now.get(name, {})))
+            if missing:
+                raise Incorrect(f"{name} lost index {missing[0]}, which is not redundant: drop only an index whose "
+                                "keys are a prefix of a longer index's (keep the longer one, and keep unique ones)")
+        self.check_reads(run)
+
+    @visible(points=2, checks="dropped")
+    def audit_reports_no_redundant_index(self, answer):
+        """The legacy shop: the audit no longer reports a redundant index"""
+        self._dropped(answer, LEGACY)
+
+    @visible(points=2, checks="kept")
+    def keeps_every_other_index(self, answer):
+        """The legacy shop: the covering index and every other index stay; the reads give the same answers"""
+        self._kept(answer, LEGACY)
+
+    @hidden(points=1, checks="dropped")
+    def drops_one_with_its_own_name(self, answer):
+        """Another shop: a redundant index named by_category in products is dropped too"""
+        self._dropped(answer, ELSEWHERE)
+
+    @hidden(points=1, checks="kept")
+    def keeps_a_unique_prefix(self, answer):
+        """Another shop: a unique index that is a prefix of another stays, and so do indexes with the same
+        fields as a longer one's first ones in another order or direction"""
+        self._kept(answer, ELSEWHERE)
