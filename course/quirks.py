@@ -50,6 +50,9 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "that name, as pymongo does",
         "$inc narrows its result to the smallest type that holds it (a long plus 0 becomes an int): the "
         "course keeps the wider operand's type (an int plus a long is a long), as a server does",
+        "through its wire server, an insert command stores its documents one at a time, each compared with "
+        "every stored document (0.6 s for 300 products, ten times the engine's own insert_many): the course "
+        "inserts them as one batch, and a document that fails, with those after it, as the server does",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -438,6 +441,11 @@ def _absorb_mongoeco() -> None:
         ClientSession.end_session = lambda self: None  # mongoeco sessions hold nothing to release
 
     _patch(WireCommandExecutor, "execute_prepared", _out_as_merge_command)
+    from mongoeco.api._async._database_admin_write_commands import DatabaseAdminWriteCommandService
+
+    from course.wire_inserts import inserts_in_one_batch
+
+    _patch(DatabaseAdminWriteCommandService, "command_insert", inserts_in_one_batch)
 
 
 def _empty_slice_is_empty(original: Callable) -> Callable:

@@ -220,3 +220,70 @@ def test_longs_through_the_wire_server():
         return found
 
     assert _through_the_wire("course_quirk_wire_longs", steps) == [["Int64", "Int64"]] * 3
+
+
+def _insert_outcomes(db) -> list:
+    """What the wire server answers to inserts that succeed, fail ordered, fail unordered, and go unacknowledged."""
+    from pymongo import WriteConcern
+    from pymongo.errors import BulkWriteError
+
+    def attempt(collection, documents, ordered=True):
+        try:
+            result = collection.insert_many(documents, ordered=ordered)
+            outcome = ("inserted", len(result.inserted_ids) if result.acknowledged else None)
+        except BulkWriteError as error:
+            outcome = ("refused", error.details["nInserted"],
+                       [(e["index"], e["code"], e["errmsg"]) for e in error.details["writeErrors"]])
+        return outcome, sorted(d["_id"] for d in collection.find({}, {"_id": 1}))
+
+    db.create_collection("checked", validator={"$jsonSchema": {"required": ["price"],
+                                                               "properties": {"price": {"minimum": 0}}}})
+    db.unique.create_index("sku", unique=True)
+    db.unique.insert_one({"_id": 0, "sku": "A"})
+    db.kept.insert_one({"_id": 2})
+    return [
+        attempt(db.fresh, [{"_id": i, "n": i} for i in range(300)]),
+        attempt(db.kept, [{"_id": i} for i in range(5)]),  # the third exists already
+        attempt(db.twice, [{"_id": 1}, {"_id": 2}, {"_id": 2}, {"_id": 3}]),
+        attempt(db.twice_unordered, [{"_id": 1}, {"_id": 1}, {"_id": 2}, {"_id": 2}, {"_id": 3}], ordered=False),
+        attempt(db.checked, [{"_id": 1, "price": 3}, {"_id": 2}, {"_id": 3, "price": -1}, {"_id": 4, "price": 1}]),
+        attempt(db.checked, [{"_id": 5, "price": -2}, {"_id": 6, "price": 2}, {"_id": 7}], ordered=False),
+        attempt(db.unique, [{"_id": 1, "sku": "B"}, {"_id": 2, "sku": "A"}, {"_id": 3, "sku": "C"}]),
+        attempt(db.get_collection("quiet", write_concern=WriteConcern(w=0)), [{"_id": i} for i in range(4)]),
+    ]
+
+
+def test_wire_inserts_in_one_batch_answer_as_the_server_does(monkeypatch):
+    """The batched insert command gives every count, error index, code and message of mongoeco's own."""
+    batched = _through_the_wire("course_quirk_inserts", _insert_outcomes)
+    from mongoeco.api._async._database_admin_write_commands import DatabaseAdminWriteCommandService
+
+    patched = DatabaseAdminWriteCommandService.command_insert
+    assert patched.__wrapped__ is not patched
+    monkeypatch.setattr(DatabaseAdminWriteCommandService, "command_insert", patched.__wrapped__)
+    own = _through_the_wire("course_quirk_inserts", _insert_outcomes)
+    assert batched == own
+    assert batched[1][0] == ("refused", 2, [(2, 11000, batched[1][0][2][0][2])])
+    assert batched[3][0][:2] == ("refused", 3) and [e[0] for e in batched[3][0][2]] == [1, 3]
+
+
+def test_wire_inserts_are_batched(monkeypatch):
+    """A batch goes through the engine's insert_many: not one document at a time, each against every stored one."""
+    from mongoeco.api._async.collection import AsyncCollection
+
+    singles = []
+    one = AsyncCollection.insert_one
+
+    async def counted(self, *args, **kwargs):
+        singles.append(1)
+        return await one(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncCollection, "insert_one", counted)
+
+    def steps(db):
+        db.products.insert_many([{"_id": i, "name": f"p{i}"} for i in range(300)])
+        db.products.insert_one({"_id": 300})
+        return db.products.count_documents({})
+
+    assert _through_the_wire("course_quirk_batch", steps) == 301
+    assert len(singles) == 1  # only the insert_one

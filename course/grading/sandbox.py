@@ -120,10 +120,21 @@ def base_arguments() -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def learner_package() -> tuple[str, str]:
-    """``(folder, "")``: the package with hidden checks withheld (made once per process), or ``("", why not)``.
+    """``(folder, "")``: the package with hidden checks withheld, or ``("", why not)``.
 
     Bound over the course package inside every sandbox (see :func:`course.handout.learner_package`).
+    Made once per version of the course and kept (:mod:`course.grading.package_cache`); when the
+    cache folder cannot be written, made for this process in a temporary folder.
     """
+    from course.grading.package_cache import cached_learner_package
+    from course.handout import HandoutError
+
+    try:
+        return str(cached_learner_package()), ""
+    except HandoutError as error:
+        return "", f"{type(error).__name__}: {error}"
+    except OSError:
+        pass
     import atexit
     import tempfile
 

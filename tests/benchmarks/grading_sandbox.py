@@ -45,6 +45,9 @@ def write_class(folder: Path, copies: int) -> Path:
 
 def bare(submissions: Path, jobs: int) -> None:
     """Execute every notebook in a fresh kernel, ``jobs`` at once (in this process)."""
+    from course.backends import skip_unused_imports
+
+    skip_unused_imports()  # as `course grade` does: the comparison is of running the notebooks
     import nbformat
     from nbclient import NotebookClient
 
