@@ -53,6 +53,9 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "through its wire server, an insert command stores its documents one at a time, each compared with "
         "every stored document (0.6 s for 300 products, ten times the engine's own insert_many): the course "
         "inserts them as one batch, and a document that fails, with those after it, as the server does",
+        "insert_one compares the new _id with every stored _id (seconds for a loop of a few thousand "
+        "inserts): for an ObjectId or string _id, which only an identical key can equal, the course looks "
+        "the key up instead",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -443,9 +446,10 @@ def _absorb_mongoeco() -> None:
     _patch(WireCommandExecutor, "execute_prepared", _out_as_merge_command)
     from mongoeco.api._async._database_admin_write_commands import DatabaseAdminWriteCommandService
 
-    from course.wire_inserts import inserts_in_one_batch
+    from course.wire_inserts import inserts_in_one_batch, single_inserts_by_lookup
 
     _patch(DatabaseAdminWriteCommandService, "command_insert", inserts_in_one_batch)
+    _patch(memory.MemoryEngine, "_ensure_unique_indexes", single_inserts_by_lookup)
 
 
 def _empty_slice_is_empty(original: Callable) -> Callable:

@@ -269,6 +269,10 @@ def test_wire_inserts_in_one_batch_answer_as_the_server_does(monkeypatch):
 
 def test_wire_inserts_are_batched(monkeypatch):
     """A batch goes through the engine's insert_many: not one document at a time, each against every stored one."""
+    from course.backends import mongoeco_available
+
+    if not mongoeco_available():
+        pytest.skip("mongoeco needs Python >= 3.13")
     from mongoeco.api._async.collection import AsyncCollection
 
     singles = []
@@ -287,3 +291,47 @@ def test_wire_inserts_are_batched(monkeypatch):
 
     assert _through_the_wire("course_quirk_batch", steps) == 301
     assert len(singles) == 1  # only the insert_one
+
+
+def test_insert_one_refuses_every_duplicate_id(db, backend):
+    """Whatever the _id's type, a second document with an equal _id is refused (a lookup or the pass finds it)."""
+    import datetime
+
+    if backend.name != "mongoeco":
+        pytest.skip("what the course's lookup for mongoeco's insert_one must keep (mongomock: no Decimal128 _id)")
+
+    from bson import Binary, Decimal128, Int64, ObjectId
+    from pymongo.errors import DuplicateKeyError
+
+    oid = ObjectId()
+    pairs = [(oid, ObjectId(str(oid))), ("sku-1", "sku-1"), (1, 1.0), (2, Int64(2)), (3, Decimal128("3")),
+             (datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)),
+             (b"ab", Binary(b"ab")), ({"a": "x"}, {"a": "x"}), ({"n": 1}, {"n": 1.0})]
+    for k, (first, second) in enumerate(pairs):
+        collection = db[f"ids_{k}"]
+        collection.insert_one({"_id": first})
+        with pytest.raises(DuplicateKeyError):
+            collection.insert_one({"_id": second})
+        collection.insert_one({"_id": ObjectId()})  # a new one still goes in
+        assert collection.count_documents({}) == 2
+
+
+def test_insert_one_of_an_object_id_looks_the_key_up(backend, make_lab, monkeypatch):
+    """mongoeco: an ObjectId or string _id is not compared with every stored _id; a number still is."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from mongoeco.engines import memory
+
+    compared = []
+    equality_key = memory.bson_equality_key
+    monkeypatch.setattr(memory, "bson_equality_key", lambda value: compared.append(1) or equality_key(value))
+    db = make_lab("01").scratch()
+    for k in range(200):
+        db.by_object_id.insert_one({"k": k})
+        db.by_string.insert_one({"_id": f"s{k}"})
+    plain = len(compared)
+    for k in range(200):
+        db.by_number.insert_one({"_id": k})
+    assert db.by_object_id.count_documents({}) == db.by_number.count_documents({}) == 200
+    assert plain < 50, "ObjectId and string _ids are looked up, not compared with each stored one"
+    assert len(compared) - plain > 200 * 100 / 2, "numeric _ids are still compared by value (1 equals 1.0)"
