@@ -121,7 +121,9 @@ def test_make_lab_listens_on_loopback_only_and_asks_for_the_token(tmp_path):
                JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"))
     log = tmp_path / "make-lab.log"
     with log.open("w") as handle:
-        process = subprocess.Popen(["make", "lab", f"PORT={port}", "LAB_ARGS=--no-browser"], cwd=ROOT, env=env,
+        # WORK: the labs are copied into the test's own folder, never into the checkout's work/
+        process = subprocess.Popen(["make", "lab", f"PORT={port}", "LAB_ARGS=--no-browser", f"WORK={tmp_path / 'work'}"],
+                                   cwd=ROOT, env=env,
                                    stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 180
