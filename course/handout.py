@@ -157,6 +157,14 @@ def transformed_sources(root: Path, files: list[Path], graded: bool, withheld: l
     return texts
 
 
+def learner_package_sources(root: Path) -> tuple[list[Path], list[Path]]:
+    """What :func:`learner_package` is made from: the package's files (no bytecode), and the labs."""
+    files = sorted(p for p in (root / "course").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                   and p.suffix not in (".pyc", ".pyo"))
+    labs = sorted((root / "labs").glob("*.ipynb")) if (root / "labs").is_dir() else []
+    return files, labs
+
+
 def learner_package(target: Path, *, root: Path | None = None) -> Path:
     """Write ``target/course``: this package as a learner's kernel may see it; return that folder.
 
@@ -174,10 +182,8 @@ def learner_package(target: Path, *, root: Path | None = None) -> Path:
     package = target / "course"
     if package.exists():
         raise HandoutError(f"{package} already exists; choose a new folder")
-    files = sorted(p for p in (root / "course").rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                   and p.suffix not in (".pyc", ".pyo"))
+    files, labs = learner_package_sources(root)
     withheld: list[Withheld] = []
-    labs = sorted((root / "labs").glob("*.ipynb")) if (root / "labs").is_dir() else []
     texts = transformed_sources(root, files + labs, False, withheld)
     for source in files:
         relative = source.relative_to(root).as_posix()

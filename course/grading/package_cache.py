@@ -39,11 +39,11 @@ def cache_folder() -> Path:
 
 def inputs_digest(root: Path) -> str:
     """SHA-256 over everything the learners' copy is made from (see the module docstring)."""
+    from course.handout import learner_package_sources
+
     digest = hashlib.sha256(f"{course.__version__}\0{sys.version}\0".encode())
-    files = sorted(p for p in (root / "course").rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                   and p.suffix not in (".pyc", ".pyo"))
-    files += sorted((root / "labs").glob("*.ipynb")) if (root / "labs").is_dir() else []
-    for path in files:
+    files, labs = learner_package_sources(root)
+    for path in files + labs:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
