@@ -56,6 +56,13 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "insert_one compares the new _id with every stored _id (seconds for a loop of a few thousand "
         "inserts): for an ObjectId or string _id, which only an identical key can equal, the course looks "
         "the key up instead",
+        "its document encoder validates a value again at every level it is nested in, and tests a plain "
+        "string or number against some thirty types (2 s of the 3 s lesson 06's shop takes to load): the "
+        "course validates each document once and returns a plain scalar as it is, with the same result "
+        "and the same errors",
+        "a unique index built on a collection compares every document with each one before it, working out "
+        "both documents' keys again each time (over a second for 300 customers): the course works each "
+        "document's keys out once per build and keeps the comparisons, so the same duplicate is refused",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -450,6 +457,15 @@ def _absorb_mongoeco() -> None:
 
     _patch(DatabaseAdminWriteCommandService, "command_insert", inserts_in_one_batch)
     _patch(memory.MemoryEngine, "_ensure_unique_indexes", single_inserts_by_lookup)
+    from mongoeco.core import codec
+
+    from course.codec_speed import encoding_validated_once
+
+    encoding_validated_once(codec, mark=_PATCHED)
+    from course.index_builds import build_with_remembered_keys, keys_computed_once_per_build
+
+    _patch(memory.MemoryEngine, "create_index", build_with_remembered_keys)
+    _patch(memory.MemoryEngine, "_unique_index_keys", keys_computed_once_per_build)
 
 
 def _empty_slice_is_empty(original: Callable) -> Callable:

@@ -26,6 +26,8 @@ from support.fake_lesson import code, notebook
 
 from test_grading import _SANDBOX, fake_lab  # noqa: F401 - fixture
 
+pytestmark = pytest.mark.containment
+
 
 # ---- the channel carries plain data only ----------------------------------------------
 

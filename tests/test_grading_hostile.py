@@ -25,7 +25,7 @@ from support import golden_class, hostile_class
 
 from test_grading import _install
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.containment,
               pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")]
 
 

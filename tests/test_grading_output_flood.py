@@ -18,7 +18,7 @@ import pytest
 
 from support import fake_lesson, golden_class
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.containment]
 TESTS = Path(__file__).resolve().parent
 #: how much more the grader may hold at its peak for a flooding class than for a quiet one
 HEADROOM_KB = 100 * 1024

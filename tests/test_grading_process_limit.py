@@ -8,6 +8,8 @@ import pytest
 
 from course.grading import process_limit
 
+pytestmark = pytest.mark.containment
+
 
 def test_an_ordinary_grader_needs_no_cgroup(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)

@@ -20,6 +20,8 @@ from support import golden_class
 
 from test_grading import TESTS, _install
 
+pytestmark = pytest.mark.containment
+
 LEARNERS = ["ann", "ben", "cat", "dan", "eve"]
 SCRIPT = ("import sys, support.fake_lesson as f; f.install(); from course.cli import main; "
           "sys.exit(main(sys.argv[1:]))")

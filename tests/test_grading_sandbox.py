@@ -23,6 +23,8 @@ from support import fake_lesson, golden_class
 
 from test_grading import _install
 
+pytestmark = pytest.mark.containment
+
 PROBE = r'''
 import json, os, resource, socket, sys
 found = {"uid": os.getuid(), "cwd": os.getcwd(), "files": sorted(os.listdir(".")), "isolated": sys.flags.isolated,

@@ -335,3 +335,141 @@ def test_insert_one_of_an_object_id_looks_the_key_up(backend, make_lab, monkeypa
     assert db.by_object_id.count_documents({}) == db.by_number.count_documents({}) == 200
     assert plain < 50, "ObjectId and string _ids are looked up, not compared with each stored one"
     assert len(compared) - plain > 200 * 100 / 2, "numeric _ids are still compared by value (1 equals 1.0)"
+
+
+def _encoding_cases() -> list:
+    """Values a document may hold, with every way the encoder refuses one, nested at several depths."""
+    import datetime
+    import decimal
+    import uuid
+
+    from bson import Binary, Code, Decimal128, Int64, ObjectId, Regex, Timestamp
+    from bson.son import SON
+
+    scalars = ["text", "", 0, -1, 2 ** 31, 2 ** 63 - 1, -(2 ** 63), 1.5, float("nan"), float("inf"), True, False,
+               None, Int64(7), Decimal128("1.10"), decimal.Decimal("2.5"), datetime.datetime(2026, 1, 2, 3, 4, 5),
+               datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc), ObjectId("0123456789ab0123456789ab"),
+               "0123456789ab0123456789ab", b"raw", bytearray(b"ba"), Binary(b"\x01", 4), Regex("^a", "i"),
+               Timestamp(5, 1), Code("x"), uuid.UUID(int=3)]
+    refused = [2 ** 63, -(2 ** 63) - 1, {1: "a"}, {"s": {1, 2}}, frozenset({1}), decimal.Decimal("1e7000"),
+               object()]
+    tagged_like = {"$$course_codec": {"type": "x", "value": 1}}
+    cases = []
+    for value in scalars + refused:
+        cases += [value, {"v": value}, {"a": [{"b": value}, 1]}, [value, {"c": value}], (value,),
+                  SON([("z", 1), ("v", value)]), {"deep": {"er": {"still": [[value]]}}}]
+    cases += [tagged_like, {"t": tagged_like}, {"first": {1: 2}, "then": 2 ** 70}, {"first": 2 ** 70, "then": {2: 1}},
+              [{1: "a"}, {"b": 2 ** 70}], {"many": [{"stars": k, "text": "ok" * k} for k in range(50)]}]
+    return cases
+
+
+def _encoded(encode, value) -> tuple:
+    try:
+        return "encoded", repr(encode(value))
+    except Exception as error:  # noqa: BLE001 - the refusal itself is what is compared
+        return "refused", type(error).__name__, str(error)
+
+
+def test_documents_encode_as_mongoeco_encodes_them():
+    """The encoder that validates once gives mongoeco's own encoding and its own first error, value by value."""
+    from course.backends import mongoeco_available
+
+    if not mongoeco_available():
+        pytest.skip("mongoeco needs Python >= 3.13")
+    import unittest.mock
+
+    from mongoeco.core import codec
+
+    from course.quirks import absorb
+
+    absorb("mongoeco")
+    cases = _encoding_cases()
+    patched = [_encoded(codec.DocumentCodec.encode, value) for value in cases]
+    plain_encode = codec.DocumentCodec.encode.__wrapped_original__  # kept by course.codec_speed
+    with unittest.mock.patch.object(codec, "validate_bson_value", codec.validate_bson_value.__wrapped_original__), \
+            unittest.mock.patch.object(codec.DocumentCodec, "encode", staticmethod(plain_encode)):
+        own = [_encoded(codec.DocumentCodec.encode, value) for value in cases]
+    assert patched == own
+    assert sum(outcome[0] == "refused" for outcome in own) > 40
+
+
+def test_encoding_validates_each_document_once(backend, make_lab, monkeypatch):
+    """mongoeco: a product with 2,000 reviews is validated once per encoding, not once per level and value."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's encoder")
+    from mongoeco.core import bson_scalars, codec
+
+    checked = []
+    monkeypatch.setattr(bson_scalars, "wrap_bson_numeric",
+                        lambda value, wrap=bson_scalars.wrap_bson_numeric: checked.append(1) or wrap(value))
+    db = make_lab("01").scratch()
+    db.products.insert_one({"_id": 1, "reviews": [{"stars": k % 5, "text": "fine", "n": 2.5} for k in range(2000)]})
+    assert db.products.find_one({"_id": 1})["reviews"][1999] == {"stars": 4, "text": "fine", "n": 2.5}
+    assert len(checked) < 100, f"{len(checked)} values went through the validator's numeric test"
+
+
+def _unique_builds(db) -> list:
+    """What building unique indexes answers, over collections with and without duplicates of every kind."""
+    from pymongo.errors import DuplicateKeyError, OperationFailure
+
+    cases = [
+        ("clean", [{"_id": k, "email": f"c{k}@x"} for k in range(120)], ["email"], {}),
+        ("late duplicate", [{"_id": k, "email": f"c{k % 97}@x"} for k in range(120)], ["email"], {}),
+        ("numbers by value", [{"_id": 1, "n": 1}, {"_id": 2, "n": 2}, {"_id": 3, "n": 1.0}], ["n"], {}),
+        ("array elements", [{"_id": 1, "tags": ["a", "b"]}, {"_id": 2, "tags": ["c"]}, {"_id": 3, "tags": ["d", "b"]}],
+         ["tags"], {}),
+        ("one document's own array", [{"_id": 1, "tags": ["a", "a"]}, {"_id": 2, "tags": ["b"]}], ["tags"], {}),
+        ("missing fields", [{"_id": 1}, {"_id": 2, "x": None}, {"_id": 3}], ["x"], {}),
+        ("sparse", [{"_id": 1}, {"_id": 2}, {"_id": 3, "x": 1}], ["x"], {"sparse": True}),
+        ("compound", [{"_id": k, "a": k % 3, "b": k % 5} for k in range(20)], ["a", "b"], {}),
+        ("compound clean", [{"_id": k, "a": k % 3, "b": k} for k in range(20)], ["a", "b"], {}),
+        ("partial", [{"_id": k, "e": "same", "on": k == 3} for k in range(6)], ["e"],
+         {"partialFilterExpression": {"on": True}}),
+        ("documents", [{"_id": 1, "d": {"x": 1}}, {"_id": 2, "d": {"x": 2}}, {"_id": 3, "d": {"x": 1.0}}], ["d"], {}),
+        ("collation", [{"_id": 1, "s": "A"}, {"_id": 2, "s": "a"}], ["s"], {"collation": {"locale": "en", "strength": 2}}),
+    ]
+    outcomes = []
+    for name, documents, fields, options in cases:
+        collection = db[f"unique_{len(outcomes)}"]
+        collection.insert_many(documents)
+        try:
+            made = collection.create_index([(f, 1) for f in fields], unique=True, **options)
+            outcome = ("built", made, collection.index_information()[made].get("unique"))
+        except (DuplicateKeyError, OperationFailure) as error:
+            outcome = ("refused", type(error).__name__, error.code, str(error))
+        outcomes.append((name, outcome))
+    return outcomes
+
+
+def test_unique_index_builds_answer_as_mongoeco_does(backend, make_lab, monkeypatch):
+    """Building a unique index refuses the same document with the same duplicate key, or builds the same index."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from mongoeco.engines import memory
+
+    remembered = _unique_builds(make_lab("01").scratch())
+    for name in ("create_index", "_unique_index_keys"):
+        monkeypatch.setattr(memory.MemoryEngine, name, getattr(memory.MemoryEngine, name).__wrapped__)
+    own = _unique_builds(make_lab("01").scratch())
+    assert remembered == own
+    verdicts = dict(own)
+    assert verdicts["clean"][0] == verdicts["compound clean"][0] == verdicts["sparse"][0] == "built"
+    assert verdicts["late duplicate"][0] == verdicts["numbers by value"][0] == verdicts["compound"][0] == "refused"
+
+
+def test_a_unique_index_build_works_each_documents_keys_out_once(backend, make_lab, monkeypatch):
+    """mongoeco: building a unique index on 300 documents computes about 300 keys, not 90,000."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from mongoeco.engines import memory
+
+    computed = []
+    keys = memory.MemoryEngine._index_keys
+    monkeypatch.setattr(memory.MemoryEngine, "_index_keys",
+                        lambda self, *args: computed.append(1) or keys(self, *args))
+    db = make_lab("01").scratch()
+    db.customers.insert_many([{"_id": k, "email": f"c{k}@x"} for k in range(300)])
+    db.customers.create_index("email", unique=True)
+    db.customers.insert_one({"_id": 300, "email": "new@x"})
+    assert db.customers.count_documents({}) == 301
+    assert len(computed) < 1000, f"{len(computed)} key computations for one index over 300 documents"

@@ -7,9 +7,14 @@ execution count and the kernel is idle, then assert that
 * every ``.check()`` cell shows the HTML result box (``.course-result``); in solutions
   every verdict is Correct, or "Cannot check here" for a capability this backend lacks;
 * every widget renders (no "Error displaying widget", no "model not found");
-* in each widget explorer, moving a slider or pressing a button changes what it shows.
+* in each widget explorer of a solution, moving a slider or pressing a button changes what
+  it shows.  A lab's explorers are the same cells as its solution's (labs are generated
+  from the solutions, only the answers replaced: ``course release --check`` and
+  tests/test_release.py hold them to it), so a lab's widgets are checked to render, and
+  their interaction is the solution's.
 
-A screenshot of each notebook (light and dark theme) goes to tests/e2e/artifacts/.
+A screenshot of each notebook goes to tests/e2e/artifacts/, in the dark theme as well
+for every solution and for lab 00 (whose cells show the "not attempted" verdicts).
 A tiny widget notebook written at run time checks the widget machinery itself, so
 the widget assertions are exercised even before any lesson has an explorer.
 """
@@ -377,7 +382,7 @@ def check_run(relative: str, snap: dict, cells: list[dict]) -> list[str]:
 
 
 def run_notebook_in_browser(browser, server, relative: str, artifacts: Path, workspace: str,
-                            interact: bool = True) -> tuple[dict, list[str]]:
+                            interact: bool = True, dark: bool = True) -> tuple[dict, list[str]]:
     page = browser.new_page()
     console_errors = []
     page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
@@ -396,9 +401,10 @@ def run_notebook_in_browser(browser, server, relative: str, artifacts: Path, wor
             problems += exercise_widgets(page)
             if any(c["widgets"] for c in snap["cells"]):
                 screenshot(page, artifacts / f"{stem}-after-interaction.png")
-        switch_theme(page, "JupyterLab Dark")
-        screenshot(page, artifacts / f"{stem}-dark.png")
-        switch_theme(page, "JupyterLab Light")
+        if dark:
+            switch_theme(page, "JupyterLab Dark")
+            screenshot(page, artifacts / f"{stem}-dark.png")
+            switch_theme(page, "JupyterLab Light")
         widget_console = [m for m in console_errors if "widget" in m.lower() or "model" in m.lower()]
         if widget_console:
             print("browser console errors about widgets:", *widget_console[:10], sep="\n  ")
@@ -411,7 +417,9 @@ def run_notebook_in_browser(browser, server, relative: str, artifacts: Path, wor
 @pytest.mark.parametrize("relative", notebooks())
 def test_notebook_runs_cleanly_in_jupyterlab(browser, lab_server, artifacts, relative):
     workspace = "e2e-" + re.sub(r"[^a-z0-9]+", "-", relative.lower())
-    _, problems = run_notebook_in_browser(browser, lab_server, relative, artifacts, workspace)
+    solution = relative.startswith("solutions/")
+    _, problems = run_notebook_in_browser(browser, lab_server, relative, artifacts, workspace, interact=solution,
+                                          dark=solution or relative.startswith("labs/00-"))
     assert not problems, f"{relative} in JupyterLab:\n  " + "\n  ".join(problems)
 
 
