@@ -29,20 +29,22 @@ Decimal128, a ``SON``, an integer past int64...) goes the encoder's own way.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _AS_IS = frozenset({str, float, bool, type(None)})
 
 
-def encoding_validated_once(codec_module: Any, mark: str = "_course_patched") -> Callable[[], None]:
-    """Patch ``codec_module`` (``mongoeco.core.codec``) as the module docstring says; return the undo.
+def encoding_validated_once(codec_module: Any, mark: str = "_course_patched") -> None:
+    """Patch ``codec_module`` (``mongoeco.core.codec``) as the module docstring says.
 
-    The new ``encode`` carries the attribute ``mark``; a module already patched is left as it is.
+    The new ``encode`` carries the attribute ``mark``, and mongoeco's own as ``__wrapped_original__`` (as
+    the new ``validate_bson_value`` does), for the tests that compare the two; a module already patched is
+    left as it is.
     """
     codec = codec_module.DocumentCodec
     if getattr(codec.encode, mark, False):
-        return lambda: None
+        return
     original_encode = codec.__dict__["encode"].__func__
     original_validate = codec_module.validate_bson_value
     state = threading.local()
@@ -84,13 +86,7 @@ def encoding_validated_once(codec_module: Any, mark: str = "_course_patched") ->
             state.validated = False
 
     setattr(encode, mark, True)
-    encode.__wrapped_original__ = original_encode  # for the tests that compare the two
+    encode.__wrapped_original__ = original_encode
     validate_bson_value.__wrapped_original__ = original_validate
     codec_module.validate_bson_value = validate_bson_value
     codec.encode = staticmethod(encode)
-
-    def undo() -> None:
-        codec_module.validate_bson_value = original_validate
-        codec.encode = staticmethod(original_encode)
-
-    return undo
