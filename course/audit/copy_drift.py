@@ -65,7 +65,8 @@ def _compare(snapshot, collection, field, holders) -> list:
     keyed = [(d, c, ref) for d, c, ref in keyed if ref is not None]
     if not keyed:
         return [NotExamined(KIND, collection.name, f"{field}: no {base}_id beside it to find the source by")]
-    sources = snapshot.documents_by_id(source, [ref[1] for _, _, ref in keyed])
+    copied = {k for _, c, _ in keyed for k in c}
+    sources = snapshot.documents_by_id(source, [ref[1] for _, _, ref in keyed], fields=copied)
     per_field: dict[str, int] = {}
     drifted, missing, examples = 0, 0, []
     for document, copy, (_, key) in keyed:

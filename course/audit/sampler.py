@@ -124,21 +124,32 @@ def _index_stats(collection: ReadOnlyCollection, backend: str) -> tuple[list[dic
         return None, f"$indexStats failed: {error}"
 
 
+def _projection(fields: Iterable[str] | None) -> dict | None:
+    """A projection of these top-level fields, or None (the whole document) when a name would be read as a path."""
+    if fields is None:
+        return None
+    names = sorted(set(fields) - {"_id"})
+    if not names or any("." in name or name.startswith("$") for name in names):
+        return None
+    return {name: 1 for name in names}
+
+
 def lookup_by_ids(rodb: ReadOnlyDatabase, backend: str):
     """A function ``(collection, ids) -> {_id: document}``: ``$in`` batches, or one ``find_one`` per id on mongoeco."""
 
-    def lookup(name: str, ids: Iterable[Any]) -> dict:
-        """``{_id: document}`` for those of ``ids`` found in collection ``name``."""
+    def lookup(name: str, ids: Iterable[Any], fields: Iterable[str] | None = None) -> dict:
+        """``{_id: document}`` for those of ``ids`` found in collection ``name`` (only ``fields``, if given)."""
         wanted = list(dict.fromkeys(ids))
         collection = rodb[name]
+        projection = _projection(fields)
         found: dict = {}
         if backend != "mongoeco" and backend != "mongoeco-wire":
             for start in range(0, len(wanted), 500):
-                for document in collection.find({"_id": {"$in": wanted[start:start + 500]}}):
+                for document in collection.find({"_id": {"$in": wanted[start:start + 500]}}, projection):
                     found[document["_id"]] = document
             return found
         for _id in wanted:  # mongoeco scans the whole collection for each $in value: one find_one each
-            document = collection.find_one({"_id": _id})
+            document = collection.find_one({"_id": _id}, projection)
             if document is not None:
                 found[_id] = document
         return found

@@ -49,14 +49,18 @@ class DatabaseSnapshot:
     limit: int
     collections: dict[str, CollectionSnapshot] = field(default_factory=dict)
     options_reason: str = ""  #: why collection options are unknown ("" when known)
-    lookup: Callable[[str, Iterable[Any]], dict] | None = None  #: (collection, _ids) -> {_id: document}
+    #: (collection, _ids, fields) -> {_id: document}
+    lookup: Callable[[str, Iterable[Any], Iterable[str] | None], dict] | None = None
 
     def supports(self, capability: Capability) -> bool:
         """True when the audited backend has ``capability``."""
         return capability in capabilities_of(self.backend)
 
-    def documents_by_id(self, collection: str, ids: Iterable[Any]) -> dict:
-        """``{_id: document}`` for those of ``ids`` found in ``collection`` (read-only)."""
+    def documents_by_id(self, collection: str, ids: Iterable[Any], fields: Iterable[str] | None = None) -> dict:
+        """``{_id: document}`` for those of ``ids`` found in ``collection`` (read-only).
+
+        With ``fields``, each document holds only those top-level fields (and ``_id``).
+        """
         if self.lookup is None:
             return {}
-        return self.lookup(collection, ids)
+        return self.lookup(collection, ids, fields)

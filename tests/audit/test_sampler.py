@@ -77,3 +77,20 @@ def test_the_server_code_path_runs_over_the_wire(db, backend):
     assert report.backend == "server" and contents(db) == before
     # mongoeco's $indexStats answers with ops 0 for every index: on the server path that reads as unused
     assert [f.evidence["index"] for f in report.of_kind("unused_index")] == ["customer_id_1"]
+
+
+@pytest.mark.parametrize("server_path", [False, True])
+def test_documents_by_id_reads_only_the_fields_asked_for(db, backend, server_path):
+    """The lookup by _id (copy_drift's) projects the fields asked for; a dotted name gets whole documents."""
+    from course.audit.sampler import lookup_by_ids
+
+    db.people.insert_many([{"_id": k, "name": f"p{k}", "phone": str(k), "history": [{"n": n} for n in range(50)]}
+                           for k in range(1, 6)])
+    before = contents(db)
+    lookup = lookup_by_ids(ReadOnlyDatabase(db), "server" if server_path else backend_name(db))
+    assert lookup("people", [2, 4, 4, 99], ["name", "phone"]) == {
+        2: {"_id": 2, "name": "p2", "phone": "2"}, 4: {"_id": 4, "name": "p4", "phone": "4"}}
+    assert lookup("people", [3], ["_id"])[3]["history"][49] == {"n": 49}  # nothing but _id asked: all of it
+    assert set(lookup("people", [3], ["name", "history.n"])[3]) == {"_id", "name", "phone", "history"}
+    assert set(lookup("people", [3])[3]) == {"_id", "name", "phone", "history"}
+    assert contents(db) == before
