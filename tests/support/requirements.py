@@ -88,9 +88,16 @@ def check_wrong(make_lab: Callable[[str], Any], case: Wrong) -> Result:
             assert outcome.status in (Status.CORRECT, Status.UNSUPPORTED), text
     messages = " ".join(o.message for o in failing if o.requirement == case.requirement)
     assert case.fragment.lower() in messages.lower(), f"{case.fragment!r} not in the failure messages:\n{text}"
-    visible = exercise.evaluate(_namespace(lab, case.answers), include_hidden=False)
-    assert visible.status in (Status.INCORRECT, Status.ERROR), \
-        f"check() must show the broken requirement {case.requirement!r}:\n{describe(visible)}"
+    # check() runs the visible assertions only: one of them must catch the broken requirement.  On the
+    # embedded backends check() itself is run; against a server the full run's visible outcomes say it (the
+    # same assertions on the same answers: each is a function of the data it seeds), and the
+    # server's CI lane, CPU-bound on mongoeco's wire server, does not pay for a second evaluation.
+    shown = [o for o in failing if not o.hidden]
+    assert shown, f"check() must show the broken requirement {case.requirement!r}: only hidden checks catch it:\n{text}"
+    if lab.backend.embedded:
+        visible = exercise.evaluate(_namespace(lab, case.answers), include_hidden=False)
+        assert visible.status in (Status.INCORRECT, Status.ERROR), \
+            f"check() must show the broken requirement {case.requirement!r}:\n{describe(visible)}"
     return result
 
 
