@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from course.capabilities import Capability, capabilities_of, missing_reasons
+from course.engine_imports import skip_unused_imports
 from course.quirks import absorb
 
 URI_VARIABLE = "MONGODB_URI"
@@ -150,25 +151,6 @@ def _open(env: Mapping[str, str]) -> Backend:
         f"mongoeco needs Python >= 3.13 and this is Python {sys.version.split()[0]}: "
         "running on mongomock, which cannot check everything (see below)",
     ))
-
-
-#: Modules that an engine's dependencies import only to offer something the course never uses, at a
-#: cost paid by every kernel: jsonschema imports rfc3987_syntax (when installed, as JupyterLab's
-#: jupyter-events arranges) for its "iri" format checker, and that module builds a parser grammar at
-#: import (about 1.7 s; python-jsonschema/jsonschema issue 1428), and isoduration (with arrow, about
-#: 0.1 s) for its "duration" checker.  MongoDB's $jsonSchema ignores "format" altogether, so no
-#: validator the course runs can tell the difference.
-SKIPPED_IMPORTS = ("rfc3987_syntax", "isoduration")
-
-
-def skip_unused_imports() -> None:
-    """Keep :data:`SKIPPED_IMPORTS` from loading in this process (unless something already loaded them).
-
-    A ``None`` entry in ``sys.modules`` makes ``import`` raise ImportError, which jsonschema expects for
-    an optional format checker and handles by not offering that format.
-    """
-    for name in SKIPPED_IMPORTS:
-        sys.modules.setdefault(name, None)
 
 
 def mongoeco_available() -> bool:

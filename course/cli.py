@@ -239,7 +239,7 @@ COMMANDS["audit"] = run_audit
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``course`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from course.backends import skip_unused_imports
+    from course.engine_imports import skip_unused_imports
 
     skip_unused_imports()  # nbformat imports jsonschema too: 1.8 s of every command, for nothing
     parser = build_parser()

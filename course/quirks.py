@@ -63,6 +63,12 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "a unique index built on a collection compares every document with each one before it, working out "
         "both documents' keys again each time (over a second for 300 customers): the course works each "
         "document's keys out once per build and keeps the comparisons, so the same duplicate is refused",
+        "a find, update or delete by an _id that is not stored reads every document of the collection (a loop of "
+        "upserts of new _ids is quadratic: 17 s for lesson 06's 800): for an ObjectId or string _id, which only "
+        "an identical key can equal, the course answers 'no document' from the key",
+        "at import it loads shapely, numpy, cxp and jsonschema, for geospatial queries, vector search and its "
+        "capability catalogue, which no lesson's start needs: the course loads each when it is first used "
+        "(course/engine_imports.py), and skips jsonschema's format checkers, which $jsonSchema ignores",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -466,6 +472,9 @@ def _absorb_mongoeco() -> None:
 
     _patch(memory.MemoryEngine, "create_index", build_with_remembered_keys)
     _patch(memory.MemoryEngine, "_unique_index_keys", keys_computed_once_per_build)
+    from course.id_lookups import missing_ids_by_key
+
+    _patch(memory.MemoryEngine, "_candidate_items_for_plan_locked", missing_ids_by_key)
 
 
 def _empty_slice_is_empty(original: Callable) -> Callable:

@@ -473,3 +473,72 @@ def test_a_unique_index_build_works_each_documents_keys_out_once(backend, make_l
     db.customers.insert_one({"_id": 300, "email": "new@x"})
     assert db.customers.count_documents({}) == 301
     assert len(computed) < 1000, f"{len(computed)} key computations for one index over 300 documents"
+
+
+def _by_id_scenarios(db) -> list:
+    """Reads and writes by _id, of stored and missing ids of each type, and what each returned."""
+    import datetime
+
+    from bson import Decimal128, Int64, ObjectId
+    from mongoeco.types import ObjectId as EngineObjectId
+    from pymongo import ReturnDocument
+
+    oid, other = ObjectId("0123456789ab0123456789ab"), ObjectId("ba9876543210ba9876543210")
+    stored = [{"_id": oid, "n": 1}, {"_id": "sku-1", "n": 2}, {"_id": "SKU-2", "n": 3}, {"_id": 1.0, "n": 4},
+              {"_id": Int64(2), "n": 5}, {"_id": Decimal128("3.0"), "n": 6},
+              {"_id": datetime.datetime(2024, 1, 1), "n": 7}, {"_id": {"a": 1}, "n": 8}]
+    db.things.insert_many(stored)
+    seen = []
+    lookups = [oid, ObjectId(str(oid)), EngineObjectId(str(oid)), other, "sku-1", "sku-2", "SKU-2", "missing", 1, 1.0,
+               2, 3, Int64(3), 4, datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc), {"a": 1.0}, {"a": 2}]
+    for value in lookups:
+        seen.append(("find_one", repr(value), db.things.find_one({"_id": value})))
+        seen.append(("count and", repr(value), db.things.count_documents({"_id": value, "n": {"$gte": 0}})))
+        seen.append(("count $eq", repr(value), db.things.count_documents({"$and": [{"_id": {"$eq": value}}]})))
+        seen.append(("collation", repr(value), list(db.things.find({"_id": value},
+                                                                   collation={"locale": "en", "strength": 2}))))
+    for k, value in enumerate([other, "sku-1", "new-sku", 1, 9, oid]):
+        result = db.things.update_one({"_id": value}, {"$inc": {"n": 10}, "$set": {"k": k}}, upsert=True)
+        seen.append(("upsert", repr(value), result.matched_count, result.modified_count, repr(result.upserted_id)))
+        seen.append(("replace", repr(value), db.things.replace_one({"_id": value}, {"k": -k}).matched_count))
+        seen.append(("f&m", repr(value), db.things.find_one_and_update(
+            {"_id": value}, {"$set": {"m": k}}, return_document=ReturnDocument.AFTER)))
+    seen.append(("delete", db.things.delete_one({"_id": "missing"}).deleted_count,
+                 db.things.delete_one({"_id": "sku-1"}).deleted_count, db.things.delete_many({"_id": other}).deleted_count))
+    seen.append(("left", sorted(repr(d) for d in db.things.find({}))))
+    return seen
+
+
+def test_queries_by_a_missing_id_answer_as_the_engine_does(backend, make_lab, monkeypatch):
+    """mongoeco: by key or by the engine's pass over the collection, every by-_id call gives the same answer."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from mongoeco.engines import memory
+
+    with_lookup = _by_id_scenarios(make_lab("01").scratch())
+    patched = memory.MemoryEngine._candidate_items_for_plan_locked
+    monkeypatch.setattr(memory.MemoryEngine, "_candidate_items_for_plan_locked", patched.__wrapped__)
+    assert with_lookup == _by_id_scenarios(make_lab("01").scratch())
+
+
+def test_upserts_of_new_string_ids_do_not_read_the_collection(backend, make_lab, monkeypatch):
+    """mongoeco: an upsert of a new string or ObjectId _id reads no stored document; a number's still does."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from bson import ObjectId
+    from mongoeco.core.filtering import QueryEngine
+
+    matched = []
+    match_plan = QueryEngine.match_plan
+    monkeypatch.setattr(QueryEngine, "match_plan", staticmethod(
+        lambda *args, **kwargs: matched.append(1) or match_plan(*args, **kwargs)))
+    db = make_lab("01").scratch()
+    for k in range(200):
+        db.by_string.update_one({"_id": f"s{k}"}, {"$set": {"k": k}}, upsert=True)
+        db.by_object_id.update_one({"_id": ObjectId()}, {"$set": {"k": k}}, upsert=True)
+    keyed = len(matched)
+    for k in range(200):
+        db.by_number.update_one({"_id": k}, {"$set": {"k": k}}, upsert=True)
+    assert db.by_string.count_documents({}) == db.by_object_id.count_documents({}) == 200
+    assert keyed < 50, f"string and ObjectId _ids are looked up by key ({keyed} documents matched)"
+    assert len(matched) - keyed > 200 * 100 / 2, "numeric _ids are still matched by value (1 equals 1.0)"

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from course.backends import SKIPPED_IMPORTS, mongoeco_available
+from course.backends import mongoeco_available
+from course.engine_imports import SKIPPED_IMPORTS
 
 #: CPU seconds for `start_lab("01")` in a fresh interpreter: 0.86-0.94 s here with one core free, 1.24 s
 #: with both busy (CI runs two phases at once), 2.3 s before the unused format-checker imports were

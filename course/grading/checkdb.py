@@ -232,7 +232,7 @@ async def _serve(port_file: Path) -> None:
 
 def main(argv: list[str]) -> int:
     """``python -m course.grading.checkdb PORT_FILE``: serve an in-memory mongoeco on loopback."""
-    from course.backends import skip_unused_imports
+    from course.engine_imports import skip_unused_imports
 
     skip_unused_imports()  # before mongoeco is imported: a quicker start for every grading job
     asyncio.run(_serve(Path(argv[0])))

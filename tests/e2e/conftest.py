@@ -116,7 +116,8 @@ URL_RE = re.compile(r"(http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-f]+))")
 
 
 def start_jupyterlab(root: Path, state: Path) -> tuple[subprocess.Popen, LabServer]:
-    """Start `jupyter lab` from this environment the way `make lab` does (127.0.0.1, token)."""
+    """Start `jupyter lab` from this environment the way `make lab` does (127.0.0.1, token), with the
+    application object exposed to the page for the test."""
     jupyter = Path(sys.executable).parent / "jupyter"
     if not jupyter.exists():
         pytest.skip(f"jupyter is not installed next to {sys.executable} (pip install -e '.[lab]')")
@@ -141,7 +142,10 @@ def start_jupyterlab(root: Path, state: Path) -> tuple[subprocess.Popen, LabServ
     )
     port = free_port()
     command = [str(jupyter), "lab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-               "--ServerApp.port_retries=50", f"--ServerApp.root_dir={root}", "--no-browser"]
+               "--ServerApp.port_retries=50", f"--ServerApp.root_dir={root}", "--no-browser",
+               # window.jupyterapp: the test opens each notebook in one page, as the file browser does,
+               # instead of loading the whole application again for every notebook
+               "--LabApp.expose_app_in_browser=True"]
     if os.geteuid() == 0:
         command.append("--allow-root")
     log = state / "jupyterlab.log"

@@ -1,7 +1,9 @@
 """Every lab and solution, run through JupyterLab's UI in Chromium (Playwright).
 
-For each notebook: open it, Run > Run All Cells, wait until every code cell has an
-execution count and the kernel is idle, then assert that
+JupyterLab is loaded once, in one page; each notebook is opened in it (as a double click in
+the file browser opens it), run, checked and closed, and its kernel shut down.  For each
+notebook: open it, Run > Run All Cells, wait until every code cell has an execution count
+and the kernel is idle, then assert that
 
 * no cell shows an error (traceback) output;
 * every ``.check()`` cell shows the HTML result box (``.course-result``); in solutions
@@ -116,10 +118,26 @@ def wait_until(predicate, timeout: float, what: str, interval: float = 0.5):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def open_notebook(page, server, relative: str, workspace: str) -> None:
-    url = f"{server.base_url}lab/workspaces/{workspace}/tree/{relative}?reset&token={server.token}"
+APP_READY_JS = "async () => { if (!window.jupyterapp) return false; await window.jupyterapp.restored; return true; }"
+
+
+def open_lab(page, server, workspace: str) -> None:
+    """Load JupyterLab (a fresh workspace, no notebook open) and wait until it has restored."""
+    url = f"{server.base_url}lab/workspaces/{workspace}?reset&token={server.token}"
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+    wait_until(lambda: page.evaluate(APP_READY_JS), 120, "JupyterLab to start", interval=0.25)
+    dialogs = page.locator(".jp-Dialog")
+    assert not dialogs.count(), f"JupyterLab opened with a dialog: {dialogs.first.inner_text()[:300]!r}"
+    # collapse the file browser so that the notebooks get the width (and the screenshots with it)
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+
+
+def open_notebook(page, server, relative: str) -> None:
+    """Open ``relative`` in the loaded JupyterLab, as a double click in the file browser does, and wait
+    until its kernel is idle."""
+    page.evaluate("async path => { await window.jupyterapp.commands.execute('docmanager:open', "
+                  "{path, factory: 'Notebook'}); }", relative)
+    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell", timeout=120_000)
     # The indicator says "idle" before the kernel even connects: wait for the server's session
     # of this notebook to have an idle kernel, then for the page to show idle for a second.
     def kernel_ready():
@@ -139,10 +157,23 @@ def open_notebook(page, server, relative: str, workspace: str) -> None:
         return time.monotonic() - since["t"] >= 1.0
 
     wait_until(page_idle, 60, f"the page to show {relative}'s kernel idle", interval=0.2)
-    # collapse the file browser so the notebook gets the width (and the screenshots with it)
-    current = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
-    if current.count():
-        current.first.click()
+
+
+# Close every document without the "save changes?" dialog (the copies served are scratch copies).
+CLOSE_ALL_JS = """() => {
+  const app = window.jupyterapp;
+  for (const widget of [...app.shell.widgets('main')]) {
+    if (widget.context && widget.context.model) widget.context.model.dirty = false;
+    widget.dispose();
+  }
+}"""
+
+
+def close_notebooks(page, server) -> None:
+    """Close every open notebook and shut down the kernels, leaving the page ready for the next one."""
+    page.evaluate(CLOSE_ALL_JS)
+    server.shutdown_kernels()
+    wait_until(lambda: not page.locator(".jp-NotebookPanel").count(), 30, "the notebooks to close", interval=0.2)
 
 
 def run_all_cells(page) -> None:
@@ -381,44 +412,72 @@ def check_run(relative: str, snap: dict, cells: list[dict]) -> list[str]:
     return problems
 
 
-def run_notebook_in_browser(browser, server, relative: str, artifacts: Path, workspace: str,
+def run_notebook_in_browser(page, server, relative: str, artifacts: Path,
                             interact: bool = True, dark: bool = True) -> tuple[dict, list[str]]:
-    page = browser.new_page()
+    """Open, run and check ``relative`` in the loaded JupyterLab ``page``; return the last snapshot and
+    the problems found.  The notebook is closed and its kernel shut down at the end."""
     console_errors = []
-    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            console_errors.append(message.text)
+
+    page.on("console", on_console)
+    steps: dict[str, float] = {}
+    clock = {"t": time.monotonic()}
+
+    def step(name: str) -> None:
+        now = time.monotonic()
+        steps[name] = now - clock["t"]
+        clock["t"] = now
+
     try:
-        start = time.monotonic()
-        open_notebook(page, server, relative, workspace)
+        open_notebook(page, server, relative)
+        step("open")
         cells = code_cells(server.root / relative)
         run_all_cells(page)
         snap = wait_for_run(page, len(cells), RUN_TIMEOUT)
-        print(f"{relative}: ran {len(cells)} code cells in {time.monotonic() - start:.1f} s")
+        step("run")
         problems = check_run(relative, snap, cells)
         problems += widget_problems(page)
         stem = relative.replace("/", "__").removesuffix(".ipynb")
         screenshot(page, artifacts / f"{stem}.png")
+        step("screenshot")
         if interact:
             problems += exercise_widgets(page)
             if any(c["widgets"] for c in snap["cells"]):
                 screenshot(page, artifacts / f"{stem}-after-interaction.png")
+            step("interaction")
         if dark:
             switch_theme(page, "JupyterLab Dark")
             screenshot(page, artifacts / f"{stem}-dark.png")
             switch_theme(page, "JupyterLab Light")
+            step("dark theme")
+        print(f"{relative}: {len(cells)} code cells; " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()))
         widget_console = [m for m in console_errors if "widget" in m.lower() or "model" in m.lower()]
         if widget_console:
             print("browser console errors about widgets:", *widget_console[:10], sep="\n  ")
         return snap, problems
     finally:
+        page.remove_listener("console", on_console)
+        close_notebooks(page, server)
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, lab_server):
+    """One JupyterLab page for the module's notebooks, each opened, run and closed in turn."""
+    page = browser.new_page()
+    try:
+        open_lab(page, lab_server, "e2e")
+        yield page
+    finally:
         page.close()
-        server.shutdown_kernels()
 
 
 @pytest.mark.parametrize("relative", notebooks())
-def test_notebook_runs_cleanly_in_jupyterlab(browser, lab_server, artifacts, relative):
-    workspace = "e2e-" + re.sub(r"[^a-z0-9]+", "-", relative.lower())
+def test_notebook_runs_cleanly_in_jupyterlab(lab_page, lab_server, artifacts, relative):
     solution = relative.startswith("solutions/")
-    _, problems = run_notebook_in_browser(browser, lab_server, relative, artifacts, workspace, interact=solution,
+    _, problems = run_notebook_in_browser(lab_page, lab_server, relative, artifacts, interact=solution,
                                           dark=solution or relative.startswith("labs/00-"))
     assert not problems, f"{relative} in JupyterLab:\n  " + "\n  ".join(problems)
 
@@ -449,22 +508,22 @@ PROBE_CELLS = [
 ]
 
 
-def test_widget_machinery_on_a_probe_notebook(browser, lab_server, artifacts):
+def test_widget_machinery_on_a_probe_notebook(lab_page, lab_server, artifacts):
     """The widget checks themselves work: a slider and a button change a probe explorer."""
     import nbformat
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in PROBE_CELLS])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(notebook, lab_server.root / "probe" / "widget-probe.ipynb")
-    snap, problems = run_notebook_in_browser(browser, lab_server, "probe/widget-probe.ipynb", artifacts,
-                                             "e2e-probe", interact=False)
+    snap, problems = run_notebook_in_browser(lab_page, lab_server, "probe/widget-probe.ipynb", artifacts,
+                                             interact=False)
     assert not problems, problems
     assert snap["cells"][1]["widgets"], "the probe explorer did not render"
     assert snap["cells"][2]["results"] and snap["cells"][2]["results"][0]["status"] == "correct"
-    # interact: each control must change the display here
-    page = browser.new_page()
+    # interact: each control must change the display here (the notebook opened again, a new kernel)
+    page = lab_page
     try:
-        open_notebook(page, lab_server, "probe/widget-probe.ipynb", "e2e-probe-2")
+        open_notebook(page, lab_server, "probe/widget-probe.ipynb")
         run_all_cells(page)
         wait_for_run(page, len(PROBE_CELLS), 120)
         output = page.locator(EXPLORERS).first
@@ -480,5 +539,4 @@ def test_widget_machinery_on_a_probe_notebook(browser, lab_server, artifacts):
         assert len(problems) == 1 and problems[0].startswith("explorer 1: no slider or button changed"), problems
         assert not widget_problems(page)
     finally:
-        page.close()
-        lab_server.shutdown_kernels()
+        close_notebooks(page, lab_server)

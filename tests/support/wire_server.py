@@ -45,7 +45,7 @@ async def serve(host: str, port: int, port_file: Path | None) -> None:
     from mongoeco.engines.memory import MemoryEngine
     from mongoeco.wire import AsyncMongoEcoProxyServer
 
-    from course.backends import skip_unused_imports
+    from course.engine_imports import skip_unused_imports
     from course.quirks import absorb
 
     skip_unused_imports()

@@ -1,0 +1,225 @@
+"""What the engine's dependencies import at start-up and the course does not use, kept off every kernel's start.
+
+Every lab, grading and CI kernel opens the embedded engine, and mongoeco imports all it could ever need as
+it loads: jsonschema with every optional format checker, shapely and numpy for geospatial queries and
+vector search, cxp for its compatibility catalogue.  Most of it no lesson ever calls.  The course keeps
+that cost off ``start_lab`` in two ways, neither of which changes what any call returns:
+
+* :data:`SKIPPED_IMPORTS` are never loaded.  They offer only jsonschema's "format" checkers, which
+  MongoDB's ``$jsonSchema`` ignores.
+* :data:`DEFERRED_FUNCTIONS` and :data:`DEFERRED_MODULES` are loaded when first used, not when imported.
+  A deferred module of functions is first a module of stand-ins, one per top-level function, each of which
+  loads the real module into the same module object and calls the real function; any other name loads it
+  as well.  A deferred package is a module object that loads the package into itself the first time
+  anything is read from it, so ``np.array`` and ``import numpy.linalg`` work as ever.
+
+:func:`skip_unused_imports` installs both (idempotent), before mongoeco is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import threading
+import types
+from typing import Any, Callable
+
+#: Modules that jsonschema imports, when installed (JupyterLab's jupyter-events installs them), only to
+#: offer a "format" checker: rfc3987_syntax builds a parser grammar at import (about 1.7 s;
+#: python-jsonschema/jsonschema issue 1428), isoduration brings arrow, and the rest cost tens of
+#: milliseconds each.  MongoDB's $jsonSchema ignores "format", so no validator the course runs can tell.
+SKIPPED_IMPORTS = ("rfc3987_syntax", "isoduration", "rfc3986_validator", "rfc3339_validator", "webcolors",
+                   "uri_template", "fqdn", "jsonpointer")
+
+#: module -> the calls that need it: imported by name at start-up, called only by those
+DEFERRED_FUNCTIONS = {
+    "mongoeco.core.geo": "geospatial queries and stages ($geoWithin, $near, $geoNear): it imports shapely "
+                         "and, with it, numpy",
+    "mongoeco.compat._catalog_export": "exporting mongoeco's compatibility catalogue: it imports cxp's "
+                                       "document exchange and, with it, jsonschema",
+    "mongoeco.cxp.exchange": "explain() output and mongoeco's capability documents: it imports cxp's "
+                             "document exchange and, with it, jsonschema",
+}
+
+#: package -> what uses it: imported at start-up, read only by that
+DEFERRED_MODULES = {
+    "numpy": "mongoeco's vector search (and whatever a learner imports numpy for)",
+}
+
+
+def skip_unused_imports() -> None:
+    """Keep :data:`SKIPPED_IMPORTS` from loading and defer the deferred ones, in this process (idempotent).
+
+    A ``None`` entry in ``sys.modules`` makes ``import`` raise ImportError, which jsonschema expects for
+    an optional format checker and handles by not offering that format.  Modules already imported are
+    left as they are.
+    """
+    for name in SKIPPED_IMPORTS:
+        sys.modules.setdefault(name, None)
+    if not any(isinstance(finder, _DeferringFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _DeferringFinder())
+
+
+def is_deferred(name: str) -> bool:
+    """True while module ``name`` is imported but its real code has not run yet."""
+    module = sys.modules.get(name)
+    return isinstance(module, _DeferredPackage) or (
+        module is not None and isinstance(getattr(module, "__loader__", None), _StandInLoader)
+        and not module.__loader__.loaded)
+
+
+def stand_in_names(module: types.ModuleType) -> list[str]:
+    """The names a deferred module of functions holds stand-ins for (empty for any other module)."""
+    loader = getattr(module, "__loader__", None)
+    return list(getattr(loader, "names", ())) if isinstance(loader, _StandInLoader) else []
+
+
+class _DeferringFinder(importlib.abc.MetaPathFinder):
+    """Finds the deferred modules where the path finder would, and hands them a deferring loader."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        """The real spec of a deferred module with its loader wrapped; ``None`` for any other module."""
+        if name in DEFERRED_FUNCTIONS:
+            wrapper: Callable[[Any], importlib.abc.Loader] = _StandInLoader
+        elif name in DEFERRED_MODULES:
+            wrapper = _PackageLoader
+        else:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or not hasattr(spec.loader, "exec_module") or not (spec.origin or "").endswith(".py"):
+            return None  # not where we can defer it: import it as usual
+        spec.loader = wrapper(spec.loader)
+        return spec
+
+
+class _DelegatingLoader(importlib.abc.Loader):
+    """A loader that runs the real loader's ``exec_module`` later; every other question goes to the real one."""
+
+    def __init__(self, real: importlib.abc.Loader) -> None:
+        self.real = real
+        self.loaded = False
+        self.lock = threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_resource_reader, is_package...
+        return getattr(self.real, name)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        """Let the import system make the module object, as the real loader would."""
+        return self.real.create_module(spec)
+
+    def run_real_code(self, module: types.ModuleType, prepare: Callable[[], None]) -> None:
+        """Once: ``prepare()`` the module, then run the real module's code in it."""
+        with self.lock:
+            if self.loaded:
+                return
+            self.loaded = True
+            prepare()
+            try:
+                self.real.exec_module(module)
+            except BaseException:
+                sys.modules.pop(module.__name__, None)  # as a failed import leaves it: the next import retries
+                raise
+
+
+class _StandInLoader(_DelegatingLoader):
+    """A module of stand-ins for its top-level functions, until one is called or another name is read."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Fill ``module`` with a stand-in per top-level function and a module ``__getattr__`` that loads."""
+        names = self.names = _top_level_functions(module)
+        namespace = module.__dict__
+
+        def load() -> None:
+            def forget_stand_ins() -> None:
+                for name in names:
+                    namespace.pop(name, None)
+                namespace.pop("__getattr__", None)
+
+            self.run_real_code(module, forget_stand_ins)
+
+        def stand_in_for(name: str) -> Callable[..., Any]:
+            def stand_in(*args: Any, **kwargs: Any) -> Any:
+                load()
+                return namespace[name](*args, **kwargs)
+
+            stand_in.__name__ = stand_in.__qualname__ = name
+            stand_in.__module__ = module.__name__
+            stand_in.__doc__ = f"Loads {module.__name__} (deferred by the course), then calls its {name}."
+            return stand_in
+
+        def module_getattr(name: str) -> Any:
+            if name.startswith("__") and name.endswith("__"):
+                raise AttributeError(name)  # the import system asks for __path__ and the like: no need to load
+            load()
+            try:
+                return namespace[name]
+            except KeyError:
+                raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}") from None
+
+        for name in names:
+            namespace[name] = stand_in_for(name)
+        namespace["__getattr__"] = module_getattr
+
+
+def _top_level_functions(module: types.ModuleType) -> list[str]:
+    """The names ``module``'s top-level code binds to functions: its own ``def``s, and the ``def``s of its
+    own submodules that it imports by name (a package re-exporting its functions)."""
+    def defs(path: str) -> set[str]:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+        return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    origin = module.__spec__.origin
+    with open(origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    names = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    package = module.__name__ if module.__spec__.submodule_search_locations is not None else module.__package__
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        source_name = node.module if not node.level else ".".join(
+            (package.rsplit(".", node.level - 1)[0] if node.level > 1 else package, node.module))
+        if not source_name.startswith(module.__name__ + "."):
+            continue  # only the module's own submodules: their files are beside it
+        stem = os.path.join(os.path.dirname(origin), *source_name[len(module.__name__) + 1:].split("."))
+        path = next((p for p in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(p)), None)
+        if path is None:
+            continue
+        functions = defs(path)
+        names += [alias.asname or alias.name for alias in node.names if alias.name in functions]
+    return names
+
+
+class _DeferredPackage(types.ModuleType):
+    """A package whose code runs the first time anything not set at import is read from it."""
+
+    def __getattr__(self, name: str) -> Any:
+        self.__dict__["__course_loader__"].load(self)
+        return getattr(self, name)
+
+    def __dir__(self) -> list[str]:
+        self.__dict__["__course_loader__"].load(self)
+        return dir(self)
+
+
+class _PackageLoader(_DelegatingLoader):
+    """Makes a package a :class:`_DeferredPackage` at import and loads it when first read."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Defer: hide ``__path__`` (so that importing a submodule asks for it, and loads) and wait."""
+        self.search_path = module.__dict__.pop("__path__", None)
+        module.__dict__["__course_loader__"] = self
+        module.__class__ = _DeferredPackage
+
+    def load(self, module: types.ModuleType) -> None:
+        """Turn ``module`` back into a plain module and run the package's code in it (once)."""
+        def restore() -> None:
+            module.__class__ = types.ModuleType
+            del module.__dict__["__course_loader__"]
+            if self.search_path is not None:
+                module.__path__ = self.search_path
+
+        self.run_real_code(module, restore)
