@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from course.session import Lab
 
 EXPECT_VARIABLE = "COURSE_EXPECT_STATUS"
+#: set in the kernels ``course grade`` runs: the grader checks every exercise itself, outside the kernel,
+#: so ``check()`` there says so instead of checking (its verdict would count for nothing)
+GRADED_OUTSIDE_VARIABLE = "COURSE_GRADED_OUTSIDE"
+GRADED_OUTSIDE_MESSAGE = ("course grade checks this exercise itself, outside this kernel: the verdict is in "
+                          "your feedback")
 
 
 class Incorrect(AssertionError):
@@ -362,6 +367,8 @@ class Exercise:
     # ---- the learner's API ----------------------------------------------------
     def check(self) -> Result:
         """Check your answer now (visible assertions only) and show the verdict."""
+        if os.environ.get(GRADED_OUTSIDE_VARIABLE):
+            return Result(self.id, self.title, Status.UNSUPPORTED, GRADED_OUTSIDE_MESSAGE, 0.0, 0.0)
         result = self.evaluate(notebook_namespace(), include_hidden=False)
         expected = os.environ.get(EXPECT_VARIABLE)
         # a backend that cannot check something is never the notebook's fault: "needs ..." passes any

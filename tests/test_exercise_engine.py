@@ -5,7 +5,8 @@ import pytest
 from course import ____
 from course.capabilities import Capability
 from course.exercise import (
-    EXPECT_VARIABLE, Exercise, Incorrect, LearnerRaised, UnexpectedStatus, engine_cannot, hidden, visible,
+    EXPECT_VARIABLE, GRADED_OUTSIDE_VARIABLE, Exercise, Incorrect, LearnerRaised, UnexpectedStatus, engine_cannot,
+    hidden, visible,
 )
 from course.results import Result, Status
 from course.session import Lab
@@ -173,6 +174,19 @@ def test_check_enforces_expected_status(lab, monkeypatch):
         Double(lab).check()
     monkeypatch.setenv(EXPECT_VARIABLE, "not_attempted")
     assert Double(lab).check().status is Status.NOT_ATTEMPTED
+
+
+def test_check_in_a_graded_kernel_leaves_the_checking_to_the_grader(lab, monkeypatch):
+    """In the kernels ``course grade`` runs, check() checks nothing: the grader checks outside the kernel."""
+    import __main__
+
+    monkeypatch.setattr(__main__, "double", lambda x: x * 3, raising=False)  # wrong: check() would say so
+    assert Double(lab).check().status is Status.INCORRECT
+    monkeypatch.setenv(GRADED_OUTSIDE_VARIABLE, "1")
+    monkeypatch.setattr(Double, "evaluate", lambda *args, **kwargs: pytest.fail("check() evaluated in a graded kernel"))
+    result = Double(lab).check()
+    assert result.status is Status.UNSUPPORTED and result.score == result.max_score == 0
+    assert "course grade checks this exercise itself" in result.message and "feedback" in result.message
 
 
 def test_lab_exposes_exercises_by_number(make_lab):

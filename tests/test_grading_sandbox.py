@@ -128,6 +128,6 @@ def test_the_kernel_environment_carries_no_grader_settings(monkeypatch, tmp_path
     monkeypatch.setenv("COURSE_EXPECT_STATUS", "correct")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
     env = kernel_environment("ann_1", tmp_path, True)
-    assert env["COURSE_DB_TAG"] == "ann_1" and env["HOME"] == "/tmp"
+    assert env["COURSE_DB_TAG"] == "ann_1" and env["HOME"] == "/tmp" and env["COURSE_GRADED_OUTSIDE"] == "1"
     assert not {"MONGODB_URI", "COURSE_EXPECT_STATUS", "AWS_SECRET_ACCESS_KEY", "PYTHONPATH"} & set(env)
     assert os.environ["MONGODB_URI"]  # the grader's own environment is untouched
