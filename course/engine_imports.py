@@ -143,7 +143,11 @@ class _StandInLoader(_DelegatingLoader):
         def stand_in_for(name: str) -> Callable[..., Any]:
             def stand_in(*args: Any, **kwargs: Any) -> Any:
                 load()
-                return namespace[name](*args, **kwargs)
+                try:
+                    real = namespace[name]
+                except KeyError:  # the module's code failed when it was first loaded
+                    raise ImportError(f"{module.__name__} could not be loaded (see the first error)") from None
+                return real(*args, **kwargs)
 
             stand_in.__name__ = stand_in.__qualname__ = name
             stand_in.__module__ = module.__name__

@@ -136,7 +136,7 @@ def synthetic(tmp_path, monkeypatch):
         from .inner import Triangle as Shape
     """))
     (root / "sub" / "inner.py").write_text("CONSTANT = 7\ndef triple(x):\n    return 3 * x\nclass Triangle:\n    pass\n")
-    (root / "broken.py").write_text("def f():\n    return 1\nraise RuntimeError('broken at import')\n")
+    (root / "broken.py").write_text("raise RuntimeError('broken at import')\ndef f():\n    return 1\n")
     (root / "numberish" ).mkdir()
     (root / "numberish" / "__init__.py").write_text(
         "import lazypkg_loads\nlazypkg_loads.order.append('numberish')\nVALUE = 41\n")
@@ -211,6 +211,8 @@ def test_a_module_that_fails_fails_when_first_used_and_is_not_left_half_made(syn
     with pytest.raises(RuntimeError, match="broken at import"):
         f()
     assert "lazypkg.broken" not in sys.modules  # the next import tries again, as after a failed import
+    with pytest.raises(ImportError, match="lazypkg.broken could not be loaded"):
+        f()
     import lazypkg.broken
 
     with pytest.raises(RuntimeError, match="broken at import"):
