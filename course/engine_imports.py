@@ -168,18 +168,18 @@ class _StandInLoader(_DelegatingLoader):
         namespace["__getattr__"] = module_getattr
 
 
+def _defs(path: str) -> tuple[ast.Module, list[str]]:
+    """The parsed source at ``path`` and the names of its top-level functions, in order."""
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    return tree, [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
 def _top_level_functions(module: types.ModuleType) -> list[str]:
     """The names ``module``'s top-level code binds to functions: its own ``def``s, and the ``def``s of its
     own submodules that it imports by name (a package re-exporting its functions)."""
-    def defs(path: str) -> set[str]:
-        with open(path, encoding="utf-8") as source:
-            tree = ast.parse(source.read())
-        return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
     origin = module.__spec__.origin
-    with open(origin, encoding="utf-8") as source:
-        tree = ast.parse(source.read())
-    names = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    tree, names = _defs(origin)
     package = module.__name__ if module.__spec__.submodule_search_locations is not None else module.__package__
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or not node.module:
@@ -192,7 +192,7 @@ def _top_level_functions(module: types.ModuleType) -> list[str]:
         path = next((p for p in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(p)), None)
         if path is None:
             continue
-        functions = defs(path)
+        functions = set(_defs(path)[1])
         names += [alias.asname or alias.name for alias in node.names if alias.name in functions]
     return names
 

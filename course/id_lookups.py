@@ -17,13 +17,19 @@ from __future__ import annotations
 from typing import Any, Callable
 
 
-def missing_ids_by_key(original: Callable) -> Callable:
-    """``MemoryEngine._candidate_items_for_plan_locked`` without the pass over the collection when a looked-up
-    ObjectId or string ``_id`` is not stored."""
+def equal_only_by_key() -> tuple[type, ...]:
+    """The ``_id`` types that only an identical value, under the same engine key, can equal: ObjectId (bson's
+    and the engine's own) and str."""
     from bson import ObjectId
     from mongoeco.types import ObjectId as EngineObjectId  # how the engine holds an ObjectId
 
-    keyed = (ObjectId, EngineObjectId, str)
+    return ObjectId, EngineObjectId, str
+
+
+def missing_ids_by_key(original: Callable) -> Callable:
+    """``MemoryEngine._candidate_items_for_plan_locked`` without the pass over the collection when a looked-up
+    ObjectId or string ``_id`` is not stored."""
+    keyed = equal_only_by_key()
 
     def _candidate_items_for_plan_locked(self, coll, query_plan, *, dialect, indexes, index_data, collation,
                                          natural_order_limit=None):

@@ -71,10 +71,9 @@ def _shifted(result: Any, done: int) -> Any:
 
 def single_inserts_by_lookup(original: Callable) -> Callable:
     """``MemoryEngine._ensure_unique_indexes`` without the pass over the collection for ObjectId and str ``_id``s."""
-    from bson import ObjectId
-    from mongoeco.types import ObjectId as EngineObjectId  # how the engine holds an ObjectId
+    from course.id_lookups import equal_only_by_key
 
-    plain = (ObjectId, EngineObjectId, str)
+    plain = equal_only_by_key()
 
     def _ensure_unique_indexes(self, db_name, coll_name, candidate, **kwargs):
         if kwargs.get("scan_payload_id") and kwargs.get("check_id_storage") \

@@ -36,7 +36,7 @@ skip_unused_imports()
 USES = """
 from course.session import start_lab
 lab = start_lab("01", show=False)
-from course.engine_imports import DEFERRED_FUNCTIONS, DEFERRED_MODULES, is_deferred
+from course.engine_imports import is_deferred
 deferred_after_start = sorted(n for n in [*DEFERRED_FUNCTIONS, *DEFERRED_MODULES] if is_deferred(n))
 import mongoeco
 db = mongoeco.MongoClient().geo_probe
