@@ -16,6 +16,14 @@ def test_events_are_about_155_bytes_and_sizes_match_the_seed():
     assert 9_500_000 <= sizes["10 MB"] <= 11_500_000
 
 
+def test_an_order_carries_exactly_the_events_event_describes():
+    for order_id in (1, 2, 7, 4096):
+        order = measure.order_with_events(order_id, 1200)
+        assert order == {**measure.order_head(order_id), "events": [measure.event(order_id, k) for k in range(1200)]}
+        assert bson.encode(order) == bson.encode({**measure.order_head(order_id),
+                                                  "events": [measure.event(order_id, k) for k in range(1200)]})
+
+
 def test_the_server_pipeline_builds_the_python_document(backend):
     if not backend.supports(Capability.PIPELINE_UPDATES):
         pytest.skip(f"{backend.name} has no pipeline updates: the lab builds in Python there")

@@ -39,3 +39,50 @@ def test_one_field_of_a_cold_document_reads_it_all_into_the_cache(figures):
         size = figures[label]
         assert size.cold_read_bytes >= 0.95 * size.document_bytes, size
         assert size.cold_cache_bytes >= size.document_bytes, size
+
+
+def _raw(document):
+    import bson
+
+    return bson.encode(document)
+
+
+def test_one_top_level_field_is_read_past_every_kind_of_element_before_it(monkeypatch):
+    import datetime
+
+    import bson
+    import re
+
+    from bson import Binary, Decimal128, Int64, ObjectId, Regex, Timestamp
+
+    from course.storage_costs import top_level_field
+
+    before = {"double": 1.5, "string": "héllo", "document": {"a": [1, {"b": 2}]}, "array": [1, "x", None],
+              "oid": ObjectId("65a1b2c3d4e5f60718293a4b"), "bool": True,
+              "date": datetime.datetime(2024, 1, 2, 3, 4, 5), "null": None, "int32": 7,
+              "timestamp": Timestamp(5, 6), "int64": Int64(1 << 40), "decimal": Decimal128("1.25")}
+    decoded = []  # the lengths of what bson decodes: only the one element, never the whole document
+    real_decode = bson.decode
+    monkeypatch.setattr(bson, "decode", lambda data, *a, **k: decoded.append(len(data)) or real_decode(data, *a, **k))
+    for name, value in before.items():
+        raw = _raw({"_id": 1, name: value, "status": "SHIPPED", "events": [{"seq": k} for k in range(50)]})
+        assert top_level_field(raw, "status") == "SHIPPED", name
+        assert top_level_field(raw, name) == value, name
+        assert max(decoded) < 100, (name, decoded)
+        decoded.clear()
+    for odd in (Binary(b"\x00\x01"), Regex("^a", re.I)):  # kinds it does not step over: bson reads them
+        assert top_level_field(_raw({"x": odd, "status": "NEW"}), "status") == "NEW"
+    import pytest
+
+    with pytest.raises(KeyError):
+        top_level_field(_raw({"_id": 1, "statuses": "x"}), "status")
+
+
+def test_the_field_read_is_the_orders_status_at_every_size():
+    from course.measure import FULL_SIZES, order_with_events
+    from course.storage_costs import top_level_field
+
+    for events in FULL_SIZES.values():
+        raw = _raw(order_with_events(2, events))
+        assert top_level_field(raw, "status") == "SHIPPED"
+        assert top_level_field(raw, "events")[-1]["seq"] == events - 1
