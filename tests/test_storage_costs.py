@@ -1,11 +1,15 @@
 """Lesson 04's server-side costs on WiredTiger, MongoDB's storage engine: the shape the lesson teaches."""
 
+import datetime
 import os
+import re
 
+import bson
 import pytest
+from bson import Binary, Decimal128, Int64, ObjectId, Regex, Timestamp
 
-from course.measure import FULL_SIZES
-from course.storage_costs import available, measure_storage
+from course.measure import FULL_SIZES, order_with_events
+from course.storage_costs import available, measure_storage, top_level_field
 
 REQUIRED = os.environ.get("COURSE_REQUIRE_WIREDTIGER") == "1"  # set by .ci/run, which always builds it
 
@@ -41,22 +45,7 @@ def test_one_field_of_a_cold_document_reads_it_all_into_the_cache(figures):
         assert size.cold_cache_bytes >= size.document_bytes, size
 
 
-def _raw(document):
-    import bson
-
-    return bson.encode(document)
-
-
 def test_one_top_level_field_is_read_past_every_kind_of_element_before_it(monkeypatch):
-    import datetime
-
-    import bson
-    import re
-
-    from bson import Binary, Decimal128, Int64, ObjectId, Regex, Timestamp
-
-    from course.storage_costs import top_level_field
-
     before = {"double": 1.5, "string": "héllo", "document": {"a": [1, {"b": 2}]}, "array": [1, "x", None],
               "oid": ObjectId("65a1b2c3d4e5f60718293a4b"), "bool": True,
               "date": datetime.datetime(2024, 1, 2, 3, 4, 5), "null": None, "int32": 7,
@@ -65,24 +54,19 @@ def test_one_top_level_field_is_read_past_every_kind_of_element_before_it(monkey
     real_decode = bson.decode
     monkeypatch.setattr(bson, "decode", lambda data, *a, **k: decoded.append(len(data)) or real_decode(data, *a, **k))
     for name, value in before.items():
-        raw = _raw({"_id": 1, name: value, "status": "SHIPPED", "events": [{"seq": k} for k in range(50)]})
+        raw = bson.encode({"_id": 1, name: value, "status": "SHIPPED", "events": [{"seq": k} for k in range(50)]})
         assert top_level_field(raw, "status") == "SHIPPED", name
         assert top_level_field(raw, name) == value, name
         assert max(decoded) < 100, (name, decoded)
         decoded.clear()
     for odd in (Binary(b"\x00\x01"), Regex("^a", re.I)):  # kinds it does not step over: bson reads them
-        assert top_level_field(_raw({"x": odd, "status": "NEW"}), "status") == "NEW"
-    import pytest
-
+        assert top_level_field(bson.encode({"x": odd, "status": "NEW"}), "status") == "NEW"
     with pytest.raises(KeyError):
-        top_level_field(_raw({"_id": 1, "statuses": "x"}), "status")
+        top_level_field(bson.encode({"_id": 1, "statuses": "x"}), "status")
 
 
 def test_the_field_read_is_the_orders_status_at_every_size():
-    from course.measure import FULL_SIZES, order_with_events
-    from course.storage_costs import top_level_field
-
     for events in FULL_SIZES.values():
-        raw = _raw(order_with_events(2, events))
+        raw = bson.encode(order_with_events(2, events))
         assert top_level_field(raw, "status") == "SHIPPED"
         assert top_level_field(raw, "events")[-1]["seq"] == events - 1
