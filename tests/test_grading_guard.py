@@ -484,7 +484,7 @@ def test_a_checks_database_closed_before_its_background_start_never_starts_a_ser
     checks.close()
     checks.start_soon()  # the background start comes after the close, as in a run that ended at once
     threading.Event().wait(0.5)
-    assert checks._process is None
+    assert checks._servers.process is None
     with pytest.raises(RuntimeError):
         checks.address
 

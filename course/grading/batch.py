@@ -110,7 +110,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     be used, and :class:`~course.grading.secret.SecretTestError` if ``tests`` is unusable.
     """
     from course.backends import close_all
-    from course.grading.checkdb import open_checks_database
+    from course.grading.checkdb import open_checks_databases
     from course.grading.digest import code_digest
     from course.grading.runner import load_secret_modules
     from course.grading.submissions import check_out_location, scan
@@ -163,7 +163,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     secret_modules = load_secret_modules(secret)
     jobs = max(1, jobs or default_jobs())
     # one checks' database per worker: a mongoeco wire server serves one command at a time
-    opened: list = [open_checks_database() for _ in range(min(jobs, len(todo)))]
+    opened: list = open_checks_databases(min(jobs, len(todo))) if todo else []
     for checks in opened:
         checks.start_soon()
     free, mine = list(opened), threading.local()

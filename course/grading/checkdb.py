@@ -5,8 +5,10 @@ client; learner functions reach it only through the relay of their own
 sandbox (:mod:`course.grading.relay`).  It is, in order:
 
 * ``MONGODB_URI`` (the instructor's server, loopback unless allowed), or
-* a mongoeco wire server that the grader starts for the run
-  (``python -m course.grading.checkdb``, loopback only, stopped afterwards), or
+* mongoeco wire servers that the grader starts for the run, one per worker
+  (``python -m course.grading.checkdb PORT_FILE...``, loopback only, stopped
+  afterwards): one process imports mongoeco once and forks a server for every
+  worker after the first, each with its own engine, or
 * none (no mongoeco on this Python, no server): checks that need no database
   still grade; a learner function that needs a collection gets an error
   saying so, never a verdict computed elsewhere.
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +46,11 @@ class ChecksDatabase:
     never starts it).
     """
 
-    def __init__(self, backend: Any = None, address: tuple[str, int] | None = None, *, lazy: bool = False):
+    def __init__(self, backend: Any = None, address: tuple[str, int] | None = None, *, lazy: bool = False,
+                 servers: "WireServers | None" = None, index: int = 0):
         self._backend, self._address, self._lazy = backend, address, lazy
-        self._process: subprocess.Popen | None = None
+        self._servers = servers if servers is not None or not lazy else WireServers(1)
+        self._index = index  #: which of the group's servers is this one's
         self._lock = threading.Lock()
         self._closed = False  #: once closed, never started again (a start_soon thread may come late)
 
@@ -91,24 +96,65 @@ class ChecksDatabase:
             if self._closed:
                 raise RuntimeError("the checks' database was closed")
             if self._lazy and self._backend is None:
-                self._backend, self._address, self._process = _start_wire_server()
+                self._backend, self._address = self._servers.connect(self._index)
 
     def close(self) -> None:
-        """Close the grader's client and stop the server the grader started (for good: see ``_closed``)."""
+        """Close the grader's client and release its server (for good: see ``_closed``).
+
+        The servers the grader started stop when the last database of their group is closed.
+        """
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             if self._backend is not None and self._address is not None:
                 try:
                     self._backend.client.close()
                 except Exception:  # noqa: BLE001 - closing must not fail a run
                     pass
-            process, self._process = self._process, None
             if self._lazy:
                 self._backend = self._address = None
+        if self._lazy:
+            self._servers.release()
+
+
+class WireServers:
+    """The grader's mongoeco wire servers for one run: ``count`` servers in one process tree, started once.
+
+    The process is started by the first member that needs its server (see :meth:`connect`) and is
+    stopped once every member has been released; after that it never starts again.
+    """
+
+    def __init__(self, count: int):
+        self.count = max(1, count)
+        self.process: subprocess.Popen | None = None
+        self._addresses: list[tuple[str, int]] | None = None
+        self._members = self.count  #: members not released yet
+        self._lock = threading.Lock()
+
+    def connect(self, index: int) -> tuple[Any, tuple[str, int]]:
+        """A new client of server ``index`` and its address (the servers start now if they have not)."""
+        from course.backends import open_server
+
+        with self._lock:
+            if self._members <= 0:
+                raise RuntimeError("the checks' database was closed")
+            if self._addresses is None:
+                self.process, self._addresses = _start_wire_servers(self.count)
+            host, port = self._addresses[index]
+        return open_server(f"mongodb://{host}:{port}/?directConnection=true", timeout_ms=60_000), (host, port)
+
+    def release(self) -> None:
+        """One member is done; the last one stops the servers."""
+        with self._lock:
+            self._members -= 1
+            if self._members > 0:
+                return
+            process, self.process = self.process, None
         if process is not None and process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
-                process.wait(5)
+                process.wait(5 + self.count)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -160,6 +206,14 @@ class _LazyBackend:
 
 def open_checks_database() -> ChecksDatabase:
     """Open the checks' database this run uses (see the module docstring)."""
+    return open_checks_databases(1)[0]
+
+
+def open_checks_databases(count: int) -> list[ChecksDatabase]:
+    """``count`` checks' databases, one per worker: each serves one command at a time (see the module docstring).
+
+    On the grader's own mongoeco, they are the servers of one :class:`WireServers`, started on first use.
+    """
     from course.backends import (
         REMOTE_VARIABLE, TIMEOUT_VARIABLE, URI_VARIABLE, BackendError, mongoeco_available, open_mongomock,
         open_server, uri_hosts,
@@ -169,42 +223,43 @@ def open_checks_database() -> ChecksDatabase:
     if uri:
         if uri.startswith("mongodb://") and "@" in uri.split("://", 1)[1].split("/", 1)[0]:
             raise BackendError(WITH_CREDENTIALS)
-        backend = open_server(uri, allow_remote=os.environ.get(REMOTE_VARIABLE) == "1",
-                              timeout_ms=int(os.environ.get(TIMEOUT_VARIABLE, "3000") or 3000))
         host, port = uri_hosts(uri)[0]
-        return ChecksDatabase(backend, (host, int(port)))
+        timeout_ms = int(os.environ.get(TIMEOUT_VARIABLE, "3000") or 3000)
+        return [ChecksDatabase(open_server(uri, allow_remote=os.environ.get(REMOTE_VARIABLE) == "1",
+                                           timeout_ms=timeout_ms), (host, int(port))) for _ in range(count)]
     if not mongoeco_available():
-        return ChecksDatabase(open_mongomock(), None)
-    return ChecksDatabase(lazy=True)
+        return [ChecksDatabase(open_mongomock(), None) for _ in range(count)]
+    servers = WireServers(count)
+    return [ChecksDatabase(lazy=True, servers=servers, index=index) for index in range(count)]
 
 
-def _start_wire_server() -> tuple[Any, tuple[str, int], subprocess.Popen]:
-    from course.backends import open_server
-
+def _start_wire_servers(count: int) -> tuple[subprocess.Popen, list[tuple[str, int]]]:
+    """Start ``count`` servers (one process, forking the others) and wait until each listens."""
     with tempfile.TemporaryDirectory(prefix="course-checkdb-") as folder:
-        port_file = Path(folder) / "port"
-        process = subprocess.Popen([sys.executable, "-m", "course.grading.checkdb", str(port_file)],
+        port_files = [Path(folder) / f"port{index}" for index in range(count)]
+        process = subprocess.Popen([sys.executable, "-m", "course.grading.checkdb", *map(str, port_files)],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
-        while not port_file.exists():
+        while not all(port_file.exists() for port_file in port_files):
             if process.poll() is not None or time.monotonic() > deadline:
                 error = process.stderr.read().decode(errors="replace")[-500:] if process.poll() is not None else ""
                 process.kill()
+                process.wait()
                 raise RuntimeError(f"the checks' database server did not start: {error}")
             time.sleep(0.02)
-        port = int(port_file.read_text())
+        ports = [int(port_file.read_text()) for port_file in port_files]
     process.stderr.close()
-    backend = open_server(f"mongodb://127.0.0.1:{port}/?directConnection=true", timeout_ms=60_000)
-    return backend, ("127.0.0.1", port), process
+    return process, [("127.0.0.1", port) for port in ports]
 
 
-async def _serve(port_file: Path) -> None:
+async def _serve(port_file: Path, children: tuple[int, ...] = ()) -> int:
+    """Serve one in-memory engine until SIGTERM, or until the process that started this one is gone.
+
+    The first server of a group also watches the ``children`` it forked: when one of them ends, it
+    stops and returns 1 (its grader sees the process end and reports it).
+    """
     from mongoeco.engines.memory import MemoryEngine
     from mongoeco.wire import AsyncMongoEcoProxyServer
-
-    from course.quirks import absorb
-
-    absorb("mongoeco")  # the engine's quirks, absorbed as in the learner's kernel (course/quirks.py)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -212,14 +267,18 @@ async def _serve(port_file: Path) -> None:
         loop.add_signal_handler(signum, stop.set)
     proxy = AsyncMongoEcoProxyServer(engine=MemoryEngine(), host="127.0.0.1", port=0)
     address = await proxy.start()
-    grader = os.getppid()
+    parent, failed = os.getppid(), []
 
-    async def watch_the_grader() -> None:  # a grader that died without stopping us: stop too
-        while os.getppid() == grader:
-            await asyncio.sleep(1)
+    async def watch() -> None:  # a grader (or first server) that died without stopping us: stop too
+        while os.getppid() == parent and not failed:
+            for child in children:
+                ended, status = os.waitpid(child, os.WNOHANG)
+                if ended:
+                    failed.append(f"the checks' server {child} ended (wait status {status})")
+            await asyncio.sleep(1 if not failed else 0)
         stop.set()
 
-    watcher = asyncio.create_task(watch_the_grader())
+    watcher = asyncio.create_task(watch())
     try:
         partial = port_file.with_name(port_file.name + ".partial")
         partial.write_text(f"{address.port}\n")
@@ -228,15 +287,69 @@ async def _serve(port_file: Path) -> None:
         watcher.cancel()
     finally:
         await proxy.close()
+    if failed:
+        print(failed[0], file=sys.stderr, flush=True)
+    return 1 if failed else 0
+
+
+def _stop_children(children: list[int]) -> None:
+    for child in children:
+        try:
+            os.kill(child, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+    deadline = time.monotonic() + 5
+    for child in children:
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(child, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.02)
+        else:
+            try:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
 
 
 def main(argv: list[str]) -> int:
-    """``python -m course.grading.checkdb PORT_FILE``: serve an in-memory mongoeco on loopback."""
+    """``python -m course.grading.checkdb PORT_FILE...``: serve an in-memory mongoeco on loopback per file.
+
+    mongoeco is imported once, then the process forks a server for every port file after the first
+    (each with its own engine, on a core of its own) and serves the first itself; stopping it stops all.
+    """
     from course.engine_imports import skip_unused_imports
 
     skip_unused_imports()  # before mongoeco is imported: a quicker start for every grading job
-    asyncio.run(_serve(Path(argv[0])))
-    return 0
+    import mongoeco.engines.memory  # noqa: F401 - imported once, before the fork, for every server
+    import mongoeco.wire  # noqa: F401
+
+    from course.quirks import absorb
+
+    absorb("mongoeco")  # the engine's quirks, absorbed as in the learner's kernel (course/quirks.py)
+    port_files = [Path(argument) for argument in argv]
+    if not port_files:
+        print("usage: python -m course.grading.checkdb PORT_FILE...", file=sys.stderr)
+        return 2
+    children: list[int] = []
+    for port_file in port_files[1:]:
+        child = os.fork()
+        if child == 0:  # a server of its own; its parent is the first server
+            code = 1
+            try:
+                code = asyncio.run(_serve(port_file))
+            except BaseException:  # noqa: BLE001 - said on stderr; the first server sees this one end
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        children.append(child)
+    try:
+        return asyncio.run(_serve(port_files[0], tuple(children)))
+    finally:
+        _stop_children(children)
 
 
 if __name__ == "__main__":
