@@ -163,7 +163,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     secret_modules = load_secret_modules(secret)
     jobs = max(1, jobs or default_jobs())
     # one checks' database per worker: a mongoeco wire server serves one command at a time
-    opened: list = open_checks_databases(min(jobs, len(todo))) if todo else []
+    opened: list = open_checks_databases(min(jobs, len(todo)))
     for checks in opened:
         checks.start_soon()
     free, mine = list(opened), threading.local()

@@ -126,7 +126,7 @@ class WireServers:
     """
 
     def __init__(self, count: int):
-        self.count = max(1, count)
+        self.count = count
         self.process: subprocess.Popen | None = None
         self._addresses: list[tuple[str, int]] | None = None
         self._members = self.count  #: members not released yet
@@ -270,12 +270,14 @@ async def _serve(port_file: Path, children: tuple[int, ...] = ()) -> int:
     parent, failed = os.getppid(), []
 
     async def watch() -> None:  # a grader (or first server) that died without stopping us: stop too
-        while os.getppid() == parent and not failed:
+        while os.getppid() == parent:
             for child in children:
                 ended, status = os.waitpid(child, os.WNOHANG)
                 if ended:
                     failed.append(f"the checks' server {child} ended (wait status {status})")
-            await asyncio.sleep(1 if not failed else 0)
+            if failed:
+                break
+            await asyncio.sleep(1)
         stop.set()
 
     watcher = asyncio.create_task(watch())
