@@ -128,8 +128,10 @@ lab: venv ## start JupyterLab on your work/ folder (127.0.0.1 only, with a login
 	# No news or update checks (they call out to the internet): JupyterLab's settings overrides.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp course/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	# A spare kernel, started and warmed ahead, is handed to the next lab opened (course/spare_kernels.py).
 	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-	  --ServerApp.port_retries=50 --ServerApp.root_dir=$(WORK) $$root_flag $(LAB_ARGS)
+	  --ServerApp.port_retries=50 --ServerApp.root_dir=$(WORK) \
+	  --ServerApp.kernel_manager_class=course.spare_kernels.SpareKernelManager $$root_flag $(LAB_ARGS)
 
 # Phases run one after another; all run even if one fails, then make fails.
 # nbval over an empty notebook directory is skipped (a note says so); when the

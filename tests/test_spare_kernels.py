@@ -1,0 +1,206 @@
+"""`make lab`'s spare kernel: handed to the next lab opened, warm, unnamed, and never left running."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jupyter_server")
+
+from course.backends import mongoeco_available  # noqa: E402
+from course.kernel_warmup import warm_up  # noqa: E402
+from course.spare_kernels import SESSION_VARIABLE, SpareKernelManager  # noqa: E402
+
+
+def session_env(root: Path, name: str = "01-design-for-reads.ipynb") -> dict[str, str]:
+    """What jupyter_server's session manager passes for a notebook in ``root``."""
+    return {**os.environ, SESSION_VARIABLE: str(root / name)}
+
+
+def live_children() -> set[int]:
+    """This process's child processes that have not ended (zombies excluded)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+async def run(manager: SpareKernelManager, kernel_id: str, code: str) -> dict:
+    """Execute ``code`` in the kernel as a notebook cell; its reply content and printed text."""
+    client = manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    printed: list[str] = []
+    try:
+        await client.wait_for_ready(timeout=60)
+        reply = await client.execute_interactive(
+            code, timeout=60,
+            output_hook=lambda m: printed.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+    finally:
+        client.stop_channels()
+    return {**reply["content"], "printed": "".join(printed)}
+
+
+def manager_for(root: Path, **options) -> SpareKernelManager:
+    return SpareKernelManager(root_dir=str(root), spare_delay=0.0, **options)
+
+
+def play(root: Path, scenario, **options) -> None:
+    """Run ``scenario(manager)`` on a manager serving ``root``; then every kernel it started must be gone."""
+    async def main():
+        manager = manager_for(root, **options)
+        try:
+            await scenario(manager)
+        finally:
+            await manager.shutdown_all(now=True)
+
+    asyncio.run(main())
+    assert live_children() == set()
+
+
+def test_a_lab_opened_gets_the_warm_spare_with_nothing_of_the_warm_up_visible(tmp_path):
+    async def scenario(manager):
+        spare = await manager.ensure_spare()
+        assert spare is not None and spare.warmed
+        assert manager.list_kernel_ids() == []  # the spare is not one of the server's kernels
+        kernel_id = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert kernel_id == spare.kernel_id
+        assert manager.list_kernel_ids() == [kernel_id]
+        reply = await run(manager, kernel_id, "import os, sys\n"
+                                              "print(__session__, os.environ['JPY_SESSION_NAME'], os.getcwd())\n"
+                                              "print(sorted(n for n in dir() if not n.startswith('_')))\n"
+                                              "print('course.session' in sys.modules, len(In))")
+        assert reply["status"] == "ok" and reply["execution_count"] == 1  # the warm-up counted nothing
+        lines = reply["printed"].splitlines()
+        notebook = str(tmp_path / "01-design-for-reads.ipynb")
+        assert lines[0] == f"{notebook} {notebook} {tmp_path}"
+        assert lines[1] == "['In', 'Out', 'exit', 'get_ipython', 'open', 'os', 'quit', 'sys']"  # as a cold one
+        assert lines[2] == "True 2"  # imported ahead; the history holds only this cell
+        following = await manager._spare_task  # the next spare, for the next lab
+        assert following is not None and following.kernel_id != kernel_id and following.warmed
+
+    play(tmp_path, scenario)
+
+
+def test_another_environment_or_kernel_id_starts_a_kernel_the_usual_way_and_leaves_the_spare(tmp_path):
+    async def scenario(manager):
+        spare = await manager.ensure_spare()
+        other_env = await manager.start_kernel(path="", kernel_name="python3",
+                                               env={**session_env(tmp_path), "COURSE_BACKEND": "mongomock"})
+        chosen = await manager.start_kernel(kernel_id="chosen-id", path="", kernel_name="python3",
+                                            env=session_env(tmp_path))
+        assert spare.kernel_id not in (other_env, chosen) and chosen == "chosen-id"
+        reply = await run(manager, other_env, "import os; print(os.environ.get('COURSE_BACKEND'), os.getcwd())")
+        assert reply["printed"].split() == ["mongomock", str(tmp_path)]
+        assert await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path)) \
+            == spare.kernel_id  # still there for the lab that fits it
+
+    play(tmp_path, scenario)
+
+
+def test_a_notebook_in_another_folder_starts_cold_and_the_spare_moves_to_its_folder(tmp_path):
+    (tmp_path / "solutions").mkdir()
+
+    async def scenario(manager):
+        first = await manager.ensure_spare()
+        elsewhere = await manager.start_kernel(path="solutions", kernel_name="python3",
+                                               env=session_env(tmp_path / "solutions"))
+        assert elsewhere != first.kernel_id
+        assert (await run(manager, elsewhere, "import os; print(os.getcwd())"))["printed"].strip() \
+            == str(tmp_path / "solutions")
+        moved = await manager._spare_task
+        assert moved.cwd == str(tmp_path / "solutions") and not await first.manager.is_alive()
+        second = await manager.start_kernel(path="solutions", kernel_name="python3",
+                                            env=session_env(tmp_path / "solutions", "02.ipynb"))
+        assert second == moved.kernel_id
+        assert (await run(manager, second, "import os; print(os.getcwd())"))["printed"].strip() \
+            == str(tmp_path / "solutions")
+
+    play(tmp_path, scenario)
+
+
+def test_a_restarted_spare_starts_again_with_its_notebook_name(tmp_path):
+    async def scenario(manager):
+        spare = await manager.ensure_spare()
+        kernel_id = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert kernel_id == spare.kernel_id
+        before = manager.get_kernel(kernel_id).provisioner.process.pid
+        await manager.restart_kernel(kernel_id, now=True)
+        after = manager.get_kernel(kernel_id).provisioner.process.pid
+        reply = await run(manager, kernel_id, "import os, sys\n"
+                                              "print(os.environ['JPY_SESSION_NAME'], __session__)\n"
+                                              "print('course.session' in sys.modules)")
+        notebook = str(tmp_path / "01-design-for-reads.ipynb")
+        assert after != before and reply["printed"].splitlines() == [f"{notebook} {notebook}", "False"]
+
+    play(tmp_path, scenario)
+
+
+def test_a_spare_that_died_costs_nothing_but_a_cold_start(tmp_path):
+    async def scenario(manager):
+        spare = await manager.ensure_spare()
+        os.kill(spare.manager.provisioner.process.pid, signal.SIGKILL)
+        await asyncio.sleep(0.2)
+        kernel_id = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert kernel_id != spare.kernel_id
+        assert (await run(manager, kernel_id, "print(6 * 7)"))["printed"].strip() == "42"
+
+    play(tmp_path, scenario)
+
+
+def test_a_spare_that_cannot_start_is_said_in_the_log_and_kernels_still_start(tmp_path, caplog):
+    async def scenario(manager):
+        assert await manager.ensure_spare() is None
+        kernel_id = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert (await run(manager, kernel_id, "print(6 * 7)"))["printed"].strip() == "42"
+
+    play(tmp_path, scenario, default_kernel_name="no-such-kernel")
+    assert "no spare kernel" in caplog.text
+
+
+def test_stopping_the_server_while_a_spare_starts_leaves_no_kernel_running(tmp_path):
+    async def scenario(manager):
+        manager.ensure_spare()
+        deadline = time.monotonic() + 30
+        while manager._spare.manager is None or not manager._spare.manager.has_kernel:
+            assert time.monotonic() < deadline, "the spare never launched"
+            await asyncio.sleep(0.01)
+        await manager.shutdown_all(now=True)
+        assert manager.ensure_spare() is None  # a closing server starts no new spare
+
+    play(tmp_path, scenario)
+
+
+def test_no_spare_when_switched_off(tmp_path):
+    async def scenario(manager):
+        assert manager.ensure_spare() is None
+        kernel_id = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert manager._spare_task is None and kernel_id in manager.list_kernel_ids()
+        reply = await run(manager, kernel_id, "print(sorted(n for n in dir() if not n.startswith('_')))")
+        assert reply["execution_count"] == 1  # what the spare's first cell sees too (first test)
+        assert reply["printed"].strip() == "['In', 'Out', 'exit', 'get_ipython', 'open', 'quit']"
+
+    play(tmp_path, scenario, spares=False)
+
+
+def test_warm_up_opens_the_engine_start_lab_would_and_never_a_server(monkeypatch):
+    expected = "mongoeco" if mongoeco_available() else "mongomock"
+    assert warm_up({}) == expected
+    assert warm_up({"COURSE_BACKEND": "mongomock"}) == "mongomock"
+    assert warm_up({"COURSE_BACKEND": "nonsense"}) == "none"
+    started = time.monotonic()  # a server that does not answer: warming up never tries it
+    assert warm_up({"MONGODB_URI": "mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=60000"}) == "server"
+    assert time.monotonic() - started < 5
+    assert sys.modules.get("course.session") is not None
