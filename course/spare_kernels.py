@@ -141,8 +141,11 @@ class SpareKernelManager(AsyncMappingKernelManager):
         plain_env = {k: v for k, v in (env or {}).items() if k != SESSION_VARIABLE}
         usual = (kernel_name or self.default_kernel_name) == self.default_kernel_name \
             and plain_env == dict(os.environ) and not extra
-        if usual and wanted is not None and (cwd != wanted.cwd or plain_env != wanted.env):
-            self._retire_spare()  # the next notebook will likely be opened from this folder too
+        if usual and wanted is not None and (cwd != wanted.cwd or plain_env != wanted.env
+                                             or wanted.manager is None and not task.done()):
+            # another folder (the next notebook will likely come from this one too), or a spare still
+            # waiting for its delay: waiting for that would be slower than starting a kernel now
+            self._retire_spare()
             wanted = task = None
         if task is None or wanted is None:
             if usual:

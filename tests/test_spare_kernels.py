@@ -54,7 +54,7 @@ async def run(manager: SpareKernelManager, kernel_id: str, code: str) -> dict:
 
 
 def manager_for(root: Path, **options) -> SpareKernelManager:
-    return SpareKernelManager(root_dir=str(root), spare_delay=0.0, **options)
+    return SpareKernelManager(root_dir=str(root), **{"spare_delay": 0.0, **options})
 
 
 def play(root: Path, scenario, **options) -> None:
@@ -129,6 +129,20 @@ def test_a_notebook_in_another_folder_starts_cold_and_the_spare_moves_to_its_fol
             == str(tmp_path / "solutions")
 
     play(tmp_path, scenario)
+
+
+def test_a_lab_opened_before_the_next_spare_is_launched_does_not_wait_for_it(tmp_path):
+    async def scenario(manager):
+        spare = await manager.ensure_spare()
+        first = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path))
+        assert first == spare.kernel_id  # the next spare waits 30 s before it launches
+        started = time.monotonic()
+        second = await manager.start_kernel(path="", kernel_name="python3", env=session_env(tmp_path, "02.ipynb"))
+        assert time.monotonic() - started < 20 and second != first
+        assert (await run(manager, second, "print(6 * 7)"))["printed"].strip() == "42"
+        assert manager._spare_task is not None and manager._spare.manager is None  # scheduled again, not launched
+
+    play(tmp_path, scenario, spare_delay=30.0)
 
 
 def test_a_restarted_spare_starts_again_with_its_notebook_name(tmp_path):

@@ -193,6 +193,8 @@ def lab_server(e2e_state):
     print(f"\nJupyterLab for e2e: {server.base_url} (root {root}, log {server.log})")
     yield server
     stop_group(process)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # kept for reading after the run (kernels, spare kernels)
+    shutil.copy(server.log, ARTIFACTS / "jupyterlab.log")
 
 
 @pytest.fixture(scope="session")
