@@ -66,6 +66,9 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "a find, update or delete by an _id that is not stored reads every document of the collection (a loop of "
         "upserts of new _ids is quadratic: 17 s for lesson 06's 800): for an ObjectId or string _id, which only "
         "an identical key can equal, the course answers 'no document' from the key",
+        "a database has no client attribute, so db.client is taken for a collection named 'client' "
+        "(db.client.drop_database(...) fails with 'Collection' object is not callable): the course gives "
+        "databases pymongo's client attribute",
         "at import it loads shapely, numpy, cxp and jsonschema, for geospatial queries, vector search and its "
         "capability catalogue, which no lesson's start needs: the course loads each when it is first used "
         "(course/engine_imports.py), and skips jsonschema's format checkers, which $jsonSchema ignores",
@@ -431,6 +434,8 @@ def _absorb_mongoeco() -> None:
     _patch(Collection, "create_index", _snake_case_index_options)
     _patch(Collection, "drop_index", _drop_index_by_generated_name)
     _patch(Database, "create_collection", _validator_as_bson)
+    if not isinstance(getattr(Database, "client", None), property):
+        Database.client = property(lambda self: self._client, doc="The client of this database, as pymongo's.")
     _iterator_protocol(Cursor)
     if not getattr(getattr(Cursor, "__getitem__", None), _PATCHED, False):
         replacement = _sliceable(getattr(Cursor, "__getitem__", None))

@@ -477,38 +477,3 @@ def test_feedback_files_of_similar_names_do_not_collide():
     assert len({feedback_filename(n) for n in ("a b", "a_b", "a/b")}) == 3
 
 
-def test_a_checks_database_closed_before_its_background_start_never_starts_a_server():
-    from course.grading.checkdb import ChecksDatabase
-
-    checks = ChecksDatabase(lazy=True)
-    checks.close()
-    checks.start_soon()  # the background start comes after the close, as in a run that ended at once
-    threading.Event().wait(0.5)
-    assert checks._servers.process is None
-    with pytest.raises(RuntimeError):
-        checks.address
-
-
-@pytest.mark.slow
-def test_the_checks_server_stops_when_its_grader_dies(tmp_path):
-    from course.backends import mongoeco_available
-
-    if not mongoeco_available():
-        pytest.skip("the checks' server is mongoeco's (Python >= 3.13)")
-    port_file = tmp_path / "port"
-    script = ("import subprocess, sys, time\n"
-              f"p = subprocess.Popen([sys.executable, '-m', 'course.grading.checkdb', {str(port_file)!r}])\n"
-              "print(p.pid, flush=True)\n"
-              f"while not __import__('os').path.exists({str(port_file)!r}):\n    time.sleep(0.05)\n"
-              "__import__('os')._exit(0)\n")  # the 'grader' dies without stopping its server
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    server = int(done.stdout.split()[0])
-    for _ in range(100):
-        try:
-            os.kill(server, 0)
-        except ProcessLookupError:
-            break
-        threading.Event().wait(0.1)
-    else:
-        os.kill(server, 9)
-        raise AssertionError("the checks' server outlived its grader")

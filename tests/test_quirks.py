@@ -47,6 +47,11 @@ def test_filters_compared_by_behaviour(db):
     assert matching_ids(db, {"n": {"$in": [2, 4]}}, documents) == [2, 4]
 
 
+def test_a_database_knows_its_client(db):
+    db.client.drop_database(db.name)  # pymongo's idiom, not a collection named "client"
+    assert db.items.count_documents({}) == 0 and db.client.get_database(db.name).name == db.name
+
+
 def test_every_quirk_is_declared():
     assert set(QUIRKS) == {"mongoeco", "mongomock"} and all(QUIRKS.values())
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -110,7 +109,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     be used, and :class:`~course.grading.secret.SecretTestError` if ``tests`` is unusable.
     """
     from course.backends import close_all
-    from course.grading.checkdb import open_checks_databases
+    from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
+    from course.grading.workers import grade_all
     from course.grading.digest import code_digest
     from course.grading.runner import load_secret_modules
     from course.grading.submissions import check_out_location, scan
@@ -162,43 +162,51 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     todo = plan.todo
     secret_modules = load_secret_modules(secret)
     jobs = max(1, jobs or default_jobs())
-    # one checks' database per worker: a mongoeco wire server serves one command at a time
-    opened: list = open_checks_databases(min(jobs, len(todo)))
-    for checks in opened:
-        checks.start_soon()
-    free, mine = list(opened), threading.local()
+    # Each worker's own checks' database.  A server MONGODB_URI names is connected to now (a URI it
+    # cannot use stops the run with the reason), its clients shared by worker threads: the server
+    # does the work.  The grader's own engine is opened by each worker as it first grades.
+    servers = open_checks_databases(min(jobs, len(todo))) if named_server() and todo else []
+    opened, mine = list(servers), threading.local()
 
     def worker_checks():
         if not hasattr(mine, "checks"):
             with lock:
-                mine.checks = free.pop()
+                mine.checks = servers.pop() if servers else None
+            if mine.checks is None:
+                mine.checks = open_checks_databases(1)[0]
+                mine.checks.start_soon()  # ready by the time the kernel has run the answer cell
+                with lock:
+                    opened.append(mine.checks)
         return mine.checks
 
-    def grade_one(learner: str, notebook: Path, key: str) -> Graded:
-        say(f"grading {learner}: {notebook}")
+    def grade(item: tuple[str, Path, str]) -> Graded:
+        learner, notebook, _ = item
         try:
-            graded = grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
-                                    checks=worker_checks(), sandbox=sandbox, secret_modules=secret_modules)
+            return grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
+                                  checks=worker_checks(), sandbox=sandbox, secret_modules=secret_modules)
         except Exception as error:  # a bug or an environment problem: this learner gets error rows
-            graded = _crashed(learner, notebook, lab, secret, error)
+            return _crashed(learner, notebook, lab, secret, error)
+
+    def started(item: tuple[str, Path, str]) -> None:
+        say(f"grading {item[0]}: {item[1]}")
+
+    def finished(item: tuple[str, Path, str], graded: Graded, keep: bool) -> None:
+        learner, notebook, key = item
         if learner in forged:
             graded.flags.append("its saved result from an earlier run failed verification (edited on disk?); "
                                 "it was graded again")
-        store.save(out, key, graded, notebook, run_id, mac_key=mac_key)
-        return graded
+        if keep:
+            store.save(out, key, graded, notebook, run_id, mac_key=mac_key)
+        with lock:
+            results[(learner, str(notebook))] = graded
+            fresh.append((learner, notebook))
+
+    def lost(item: tuple[str, Path, str], why: str) -> Graded:
+        return _crashed(item[0], item[1], lab, secret, RuntimeError(why))
 
     try:
-        if jobs == 1 or len(todo) <= 1:
-            for learner, notebook, key in todo:
-                results[(learner, str(notebook))] = grade_one(learner, notebook, key)
-                fresh.append((learner, notebook))
-        else:
-            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade") as pool:
-                futures = {pool.submit(grade_one, *item): item for item in todo}
-                for future in as_completed(futures):
-                    learner, notebook, _ = futures[future]
-                    results[(learner, str(notebook))] = future.result()
-                    fresh.append((learner, notebook))
+        preload_checks_engine()  # before workers fork: each starts its engine without importing it again
+        grade_all(todo, jobs, grade, started, finished, lost, processes=False if opened else None)
     finally:
         for checks in opened:
             checks.close()

@@ -149,6 +149,8 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         try:
             await run_cells()
         finally:
+            if client.kc is not None:  # nbclient leaves a kernel it did not start to its owner: its heartbeat
+                client.kc.stop_channels()  # thread would otherwise ping the dead kernel for the rest of the run
             await kill_sandbox(manager)
 
     async def run_cells() -> None:

@@ -1,7 +1,7 @@
 """The only road from a sandbox to the checks' database: a gated, logging relay on a Unix socket.
 
 The relay listens on ``db.sock`` in the sandbox's socket folder and forwards
-MongoDB wire messages to the checks' server, but only while the grader is
+MongoDB wire messages to the checks' database, but only while the grader is
 calling a learner function (:meth:`Relay.call`), and only commands on that
 call's databases: every ``OP_MSG`` is parsed, its ``$db`` checked, and
 anything else (``listDatabases``, another database, a compressed or legacy

@@ -10,7 +10,7 @@ process, on its own copy of ``course.lessons``:
   database), opens the sandbox's relay for that call's databases only, and
   returns plain data, or raises :class:`LearnerRaised` with the learner's
   exception type name and message;
-* ``lab.scratch()`` is a database of the checks' server (tagged per learner),
+* ``lab.scratch()`` is a scratch database beside the checks' data (tagged per learner),
   and ``lab.db``, the learner's own lab database, is a copy the agent describes
   as data (documents, indexes, options), made when a check first asks for it.
 """
@@ -315,7 +315,7 @@ class GradingLab(Lab):
         database = self.client[tagged_name(self.id, "", self._tag)]
         if not self._copied:
             self._copied = True
-            copy_learner_database(self._link, self.id, database)
+            copy_learner_database(self._link, self.id, self.client, database)
         return database
 
     def scratch(self) -> Any:
@@ -339,9 +339,10 @@ class GradingLab(Lab):
             self.client.drop_database(tagged_name(self.id, purpose, self._tag))
 
 
-def copy_learner_database(link: AgentLink, lab_id: str, target: Any) -> None:
-    """Rebuild the learner's lab database in ``target`` from the agent's description (data only)."""
-    target.client.drop_database(target.name)
+def copy_learner_database(link: AgentLink, lab_id: str, client: Any, target: Any) -> None:
+    """Rebuild the learner's lab database in ``target`` (a database of ``client``) from the agent's
+    description (data only)."""
+    client.drop_database(target.name)
     state = link.request({"op": "lab", "lab": lab_id})
     for name in state.get("collections", []):
         if not isinstance(name, str) or name.startswith("system."):

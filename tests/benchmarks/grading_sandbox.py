@@ -9,7 +9,12 @@ A class of ``--copies`` copies of each solution notebook (one learner each) is
 graded with ``course grade --jobs N`` (each notebook in its own bubblewrap
 sandbox, every check outside it) and, for comparison, executed bare: each
 notebook in a fresh nbclient kernel in its own folder, N at once.  Each
-measurement is a whole process, runs alternate, and the table shows medians.
+measurement is a whole process; each round runs every measurement once, in an
+order that rotates from round to round.  This machine's speed drifts by a
+fifth over minutes, so the ratios are taken within a round (graded against
+the bare run next to it) and the table gives their medians, beside the median
+times.  CPU seconds are the whole process tree's, sampled from ``/proc`` (the
+sandboxed kernels are no child that ``getrusage`` could count).
 Targets (issue 14): grading at most 1.15x the bare time; ``--jobs 2`` at least
 1.9x faster than ``--jobs 1``.
 """
@@ -77,15 +82,44 @@ def grade(submissions: Path, jobs: int, out: Path, sandboxed: bool) -> None:
     (out / "statuses.json").write_text(json.dumps(sorted(statuses.items())))
 
 
-def timed(mode: str, submissions: Path, jobs: int, out: Path) -> float:
-    """Seconds one whole process takes for ``mode`` ("bare", "graded" or "unsandboxed")."""
+def _tree_cpu(root: int, seen: dict[int, float]) -> None:
+    """Record the CPU seconds (user + system) of ``root`` and every process below it, as far as they got."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        used[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        if pid in used:
+            seen[pid] = max(seen.get(pid, 0.0), used[pid])
+        stack.extend(children.get(pid, ()))
+
+
+def timed(mode: str, submissions: Path, jobs: int, out: Path) -> tuple[float, float]:
+    """(seconds, CPU seconds) one whole process takes for ``mode`` ("bare", "graded" or "unsandboxed")."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "--one", mode, str(submissions), str(jobs), str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([sys.executable, __file__, "--one", mode, str(submissions), str(jobs), str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: dict[int, float] = {}
+    while process.poll() is None:
+        _tree_cpu(process.pid, seen)
+        time.sleep(0.1)
     seconds = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(f"{mode} --jobs {jobs} exited {process.returncode}")
     if mode != "bare":
         print(f"  statuses: {(out / 'statuses.json').read_text()}", file=sys.stderr, flush=True)
-    return seconds
+    return seconds, sum(seen.values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=8, help="copies of each lesson (default 8)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (each measurement once a round)")
     parser.add_argument("--unsandboxed", action="store_true", help="also time grading --unsandboxed")
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -106,29 +140,40 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     env_note = f"COURSE_BACKEND={os.environ.get('COURSE_BACKEND', '(default)')}"
     modes = ["bare", "graded"] + (["unsandboxed"] if args.unsandboxed else [])
-    figures: dict[tuple[str, int], list[float]] = {}
+    runs = [(mode, jobs) for jobs in args.jobs for mode in modes]
+    rounds: list[dict[tuple[str, int], tuple[float, float]]] = []
     with tempfile.TemporaryDirectory(prefix="course-bench-") as folder:
         submissions = write_class(Path(folder), args.copies)
-        for _ in range(args.repeat):
-            for jobs in args.jobs:
-                for mode in modes:
-                    seconds = timed(mode, submissions, jobs, Path(folder) / f"out-{jobs}")
-                    figures.setdefault((mode, jobs), []).append(seconds)
-                    print(f"{mode} --jobs {jobs}: {seconds:.1f} s", file=sys.stderr, flush=True)
-    median = {key: statistics.median(values) for key, values in figures.items()}
-    print(f"{args.copies} x lesson 01 + {args.copies} x lesson 04, {env_note}, medians of {args.repeat}\n")
-    print("| jobs | bare (s) | graded, sandboxed (s) | graded / bare |" + (" unsandboxed (s) |" if args.unsandboxed else ""))
-    print("|---|---|---|---|" + ("---|" if args.unsandboxed else ""))
+        for number in range(args.repeat):
+            shift = number % len(runs)
+            measured = {}
+            for mode, jobs in runs[shift:] + runs[:shift]:
+                measured[(mode, jobs)] = timed(mode, submissions, jobs, Path(folder) / f"out-{jobs}")
+                seconds, cpu = measured[(mode, jobs)]
+                print(f"{mode} --jobs {jobs}: {seconds:.1f} s, {cpu:.1f} CPU s", file=sys.stderr, flush=True)
+            rounds.append(measured)
+
+    def median(key: tuple[str, int], part: int = 0) -> float:
+        return statistics.median(r[key][part] for r in rounds)
+
+    def paired(top: tuple[str, int], bottom: tuple[str, int], part: int = 0) -> float:
+        return statistics.median(r[top][part] / r[bottom][part] for r in rounds)
+
+    print(f"{args.copies} x lesson 01 + {args.copies} x lesson 04, {env_note}, {args.repeat} rounds\n")
+    print("| jobs | bare (s) | graded, sandboxed (s) | graded / bare, paired | CPU s bare / graded | "
+          "CPU graded / bare, paired |" + (" unsandboxed (s) |" if args.unsandboxed else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if args.unsandboxed else ""))
     for jobs in args.jobs:
-        row = f"| {jobs} | {median[('bare', jobs)]:.1f} | {median[('graded', jobs)]:.1f} | " \
-              f"{median[('graded', jobs)] / median[('bare', jobs)]:.2f}x |"
+        row = (f"| {jobs} | {median(('bare', jobs)):.1f} | {median(('graded', jobs)):.1f} | "
+               f"{paired(('graded', jobs), ('bare', jobs)):.3f}x | {median(('bare', jobs), 1):.1f} / "
+               f"{median(('graded', jobs), 1):.1f} | {paired(('graded', jobs), ('bare', jobs), 1):.3f}x |")
         if args.unsandboxed:
-            row += f" {median[('unsandboxed', jobs)]:.1f} |"
+            row += f" {median(('unsandboxed', jobs)):.1f} |"
         print(row)
     if 1 in args.jobs and 2 in args.jobs:
-        print(f"\nspeed-up from --jobs 1 to 2: bare {median[('bare', 1)] / median[('bare', 2)]:.2f}x, "
-              f"graded {median[('graded', 1)] / median[('graded', 2)]:.2f}x")
-    print(json.dumps({f"{m} {j}": v for (m, j), v in figures.items()}), file=sys.stderr)
+        print(f"\nspeed-up from --jobs 1 to 2 (paired): bare {paired(('bare', 1), ('bare', 2)):.2f}x, "
+              f"graded {paired(('graded', 1), ('graded', 2)):.2f}x")
+    print(json.dumps([{f"{m} {j}": v for (m, j), v in r.items()} for r in rounds]), file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,232 @@
+"""Grading several notebooks at once: one forked worker process per job, or threads where forking is unsafe.
+
+A worker grades one notebook at a time with its own kernel and its own
+checks' engine (:mod:`course.grading.engine_host`), which runs inside the
+worker.  The checks are interpreter-bound Python, so workers that are threads
+of one process take turns on its interpreter lock; forked worker processes
+each have their own, and ``--jobs 2`` keeps both cores busy.
+
+:func:`grade_all` forks the workers when it can do so safely: on Linux, from a
+process that runs no other thread (``course grade`` does not), so that no
+lock another thread holds is copied into a worker.  A worker is a copy of the
+grader at that moment (its lessons, secret tests and settings), receives one
+task at a time over a pipe and sends back the grading (both pickled: the
+worker is the grader's own code, outside every sandbox).  It dies with the
+grader (``PR_SET_PDEATHSIG``), and its sandboxes die with it.  Otherwise the
+workers are threads of this process, with the same results.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterator, Sequence
+
+Task = Any
+WORKER_GONE = "the grading worker process ended while grading this notebook ({})"
+
+
+def can_fork_workers() -> bool:
+    """True when worker processes can be forked safely here: Linux, and no thread but this one."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
+
+
+def grade_all(tasks: Sequence[Task], jobs: int, grade: Callable[[Task], Any], started: Callable[[Task], None],
+              finished: Callable[[Task, Any, bool], None], lost: Callable[[Task, str], Any], *,
+              processes: bool | None = None) -> None:
+    """Grade every task, ``jobs`` at once; ``finished(task, grade(task), True)`` in this process for each.
+
+    ``started(task)`` runs here as a worker takes the task.  ``grade`` must not raise for a learner's
+    trouble (it returns an error grading).  If a worker process dies, its task's grading is
+    ``lost(task, why)``, passed as ``finished(task, grading, False)``: not a result to keep, since
+    another run may well grade it.  ``processes`` None forks when :func:`can_fork_workers`.
+    """
+    tasks = list(tasks)
+    jobs = max(1, min(jobs, len(tasks)))
+    if jobs == 1:
+        for task in tasks:
+            started(task)
+            finished(task, grade(task), True)
+        return
+    if processes is None:
+        processes = can_fork_workers()
+    if processes:
+        _in_processes(tasks, jobs, grade, started, finished, lost)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade") as pool:
+            def one(task: Task) -> None:
+                started(task)
+                finished(task, grade(task), True)
+
+            for future in [pool.submit(one, task) for task in tasks]:
+                future.result()
+
+
+def _in_processes(tasks: list[Task], jobs: int, grade: Callable[[Task], Any], started: Callable[[Task], None],
+                  finished: Callable[[Task, Any, bool], None], lost: Callable[[Task, str], Any]) -> None:
+    from multiprocessing.connection import Pipe
+
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here is written again by a worker
+    grader, workers = os.getpid(), []
+    run = _Run(tasks, started, finished, lost)
+    try:
+        for _ in range(jobs):
+            ours, theirs = Pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                ours.close()
+                for _, other in workers:
+                    other.close()
+                _worker(theirs, grade, grader)  # never returns
+            theirs.close()
+            workers.append((pid, ours))
+        dispatchers = [threading.Thread(target=run.dispatch, args=(pid, connection), daemon=True,
+                                        name=f"course-grade-worker-{pid}") for pid, connection in workers]
+        for dispatcher in dispatchers:
+            dispatcher.start()
+        for dispatcher in dispatchers:
+            dispatcher.join()
+        if run.failure is not None:
+            raise run.failure
+        for task in run.left():  # every worker died: nobody is left to grade these
+            finished(task, lost(task, WORKER_GONE.format("no worker was left")), False)
+    except BaseException:
+        run.aborted = True  # a grading cut short by this stop is nobody's result
+        for pid, _ in workers:
+            _signal(pid, signal.SIGTERM)
+        raise
+    finally:
+        _stop(workers)
+
+
+class _Run:
+    """The tasks not taken yet, shared by the dispatchers (one thread per worker), and how the run is going."""
+
+    def __init__(self, tasks: list[Task], started: Callable[[Task], None], finished: Callable[[Task, Any, bool], None],
+                 lost: Callable[[Task, str], Any]):
+        self._tasks, self._lock = iter(tasks), threading.Lock()
+        self._started, self._finished, self._lost = started, finished, lost
+        self.aborted = False  #: the grader is stopping: a broken pipe is not a worker's death
+        self.failure: BaseException | None = None  #: what went wrong in a dispatcher, raised by the grader
+
+    def _take(self) -> tuple[bool, Task]:
+        with self._lock:
+            if self.failure is None:
+                for task in self._tasks:
+                    return True, task
+            return False, None
+
+    def left(self) -> Iterator[Task]:
+        """The tasks nobody took."""
+        while True:
+            more, task = self._take()
+            if not more:
+                return
+            yield task
+
+    def dispatch(self, pid: int, connection: Any) -> None:
+        """Hand worker ``pid`` its tasks one at a time until none is left or the worker is gone."""
+        try:
+            while True:
+                more, task = self._take()
+                if not more:
+                    return
+                self._started(task)
+                try:
+                    connection.send(task)
+                    graded = connection.recv()
+                except (EOFError, OSError):
+                    if not self.aborted:
+                        self._finished(task, self._lost(task, WORKER_GONE.format(_ended(pid))), False)
+                    return
+                self._finished(task, graded, True)
+        except BaseException as error:  # noqa: BLE001 - raised again in the grader's own thread
+            with self._lock:
+                self.failure = self.failure or error
+
+
+def _ended(pid: int) -> str:
+    """How worker ``pid`` ended ("killed by signal 9", "exit status 1"), once it has."""
+    try:
+        done, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return "it had already been collected"
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _stop(workers: list[tuple[int, Any]]) -> None:
+    """Close every pipe (a worker ends when its pipe does), then wait for the workers; kill any that hang."""
+    import time
+
+    for _, connection in workers:
+        connection.close()
+    deadline = time.monotonic() + 30
+    for pid, _ in workers:
+        while True:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done:
+                break
+            if time.monotonic() > deadline:
+                _signal(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.02)
+
+
+def _worker(connection: Any, grade: Callable[[Task], Any], grader: int) -> None:
+    """A worker's life: grade what the pipe brings until it closes; never returns."""
+    code = 0
+    try:
+        _die_with(grader)
+        signal.signal(signal.SIGTERM, _exit_cleanly)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        while True:
+            try:
+                task = connection.recv()
+            except (EOFError, OSError):
+                break
+            graded = grade(task)
+            connection.send(graded)
+    except BaseException:  # noqa: BLE001 - interrupted, or the grader is gone: end here, after the cleanups ran
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code)  # never the grader's own exit handlers, which are not the worker's to run
+
+
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    raise SystemExit(1)  # the sandbox is killed and the private folder removed on the way out
+
+
+def _die_with(grader: int) -> None:
+    """Ask Linux to send this worker SIGTERM when the grader (process ``grader``) that forked it dies."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != grader:  # the grader died before the request took effect
+        raise SystemExit(1)
