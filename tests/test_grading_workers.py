@@ -142,3 +142,32 @@ grade_all([1, 2], 2, grade, started, finished, lost, processes=True)
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers), "a grading worker outlived its grader"
+
+
+def test_with_several_jobs_the_largest_notebooks_are_graded_first(tmp_path, monkeypatch):
+    import course.grading.batch as batch
+    from course.grading.runner import Graded
+    from course.notebooks import write_notebook
+    from course.results import Result, Status
+    from support import golden_class
+
+    from test_grading import _install
+
+    _install(monkeypatch)
+    submissions = tmp_path / "class"
+    sizes = {"ann": 1, "ben": 40, "cat": 5, "dan": 20}
+    for learner, padding in sizes.items():
+        (submissions / learner).mkdir(parents=True)
+        notebook = golden_class.solution()
+        notebook.cells[0].source += "\n# " + "x" * (1000 * padding)  # saved work makes a notebook larger
+        write_notebook(notebook, submissions / learner / golden_class.NAME)
+
+    def fake_grade(path, learner, **kwargs):
+        return Graded(learner, path, "99", [Result("99.1", "t", Status.CORRECT, "", 3, 3)], [], "", "Fake")
+
+    monkeypatch.setattr(batch, "grade_notebook", fake_grade)
+    for jobs, expected in ((2, ["ben", "dan", "cat", "ann"]), (1, ["ann", "ben", "cat", "dan"])):
+        lines = []
+        batch.grade_class([submissions], tmp_path / f"out{jobs}", jobs=jobs, progress=lines.append)
+        # one worker takes a task at a time, so the order they are handed out in is the order of this list
+        assert [line.split()[1].rstrip(":") for line in lines if line.startswith("grading ")] == expected

@@ -88,6 +88,14 @@ def _crashed(learner: str, notebook: Path, lab: str | None, secret: SecretTests,
     return Graded(learner, notebook, "-", [Result("-", "", Status.ERROR, reason, 0.0, 0.0)], [], reason)
 
 
+def _size(path: Path) -> int:
+    """The file's size in bytes (0 when it cannot be read): a notebook's size stands for its grading time."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _lab_of(notebook: Path) -> str | None:
     from course.notebooks import NotebookError, lab_id_of, read_notebook
 
@@ -204,6 +212,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     def lost(item: tuple[str, Path, str], why: str) -> Graded:
         return _crashed(item[0], item[1], lab, secret, RuntimeError(why))
 
+    if jobs > 1:  # the largest first: the run ends on small notebooks, not with one worker alone on a long one
+        todo = sorted(todo, key=lambda item: -_size(item[1]))
     try:
         preload_checks_engine()  # before workers fork: each starts its engine without importing it again
         grade_all(todo, jobs, grade, started, finished, lost, processes=False if opened else None)

@@ -4,25 +4,28 @@ Linux does not apply ``RLIMIT_NPROC`` to root's processes, and a sandbox that
 root starts is root's outside its user namespace, so the launcher's hard
 limit alone lets a notebook fork without bound when the grader runs as root
 (in a container, or CI).  Where a ``pids`` cgroup hierarchy is writable (as
-root it usually is), the kernel's command goes through this trampoline:
+root it usually is), :func:`wrap` creates ``course-grading/NAME`` with
+``pids.max`` and puts a two-line shell trampoline before the kernel's command:
 
-    python -I -m course.grading.process_limit --pids-max 256 --name NAME -- bwrap ...
+    /bin/sh -c 'echo $$ > "$0" && exec "$@"' .../course-grading/NAME/cgroup.procs bwrap ...
 
-It creates ``course-grading/NAME`` with ``pids.max``, moves itself into it and
-execs the sandbox, so every process and thread the notebook starts counts
-against the limit.  :func:`remove` deletes the cgroup once the sandbox is gone.
-For an ordinary user the trampoline is not used: ``RLIMIT_NPROC`` holds.
+which moves itself into the cgroup and execs the sandbox (a shell starts in a
+millisecond, where a Python trampoline cost a tenth of a CPU second per
+notebook), so every process and thread the notebook starts counts against the
+limit; if it cannot enter the cgroup the sandbox never starts.  :func:`remove`
+deletes the cgroup once the sandbox is gone.  For an ordinary user nothing is
+wrapped: ``RLIMIT_NPROC`` holds.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 #: cgroup v1's pids controller, then the cgroup v2 unified tree (where it lists the pids controller)
 V1, V2 = Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")
 PARENT = "course-grading"
+TRAMPOLINE_SHELL = "/bin/sh"
 
 
 def hierarchy() -> Path | None:
@@ -54,11 +57,11 @@ def enforced() -> bool:
 
 
 def wrap(command: list[str], name: str, pids_max: int) -> list[str]:
-    """``command`` run inside its own pids cgroup, when the grader is root and one can be made."""
+    """``command`` run inside its own pids cgroup (made now), when the grader is root and one can be made."""
     if pids_max <= 0 or not needed() or hierarchy() is None:
         return list(command)
-    return [sys.executable, "-I", "-m", "course.grading.process_limit", "--pids-max", str(pids_max),
-            "--name", name, "--", *command]
+    procs = prepare(name, pids_max)
+    return [TRAMPOLINE_SHELL, "-c", 'echo $$ > "$0" && exec "$@"', str(procs), *command]
 
 
 def remove(name: str, wait: float = 5.0) -> None:
@@ -80,8 +83,8 @@ def remove(name: str, wait: float = 5.0) -> None:
             time.sleep(0.05)
 
 
-def enter(name: str, pids_max: int) -> None:
-    """Create cgroup ``course-grading/name`` with ``pids.max`` and move this process into it."""
+def prepare(name: str, pids_max: int) -> Path:
+    """Create cgroup ``course-grading/name`` with ``pids.max``; return its ``cgroup.procs`` file."""
     root = hierarchy()
     if root is None:
         raise RuntimeError("no writable pids cgroup hierarchy")
@@ -93,16 +96,4 @@ def enter(name: str, pids_max: int) -> None:
         except OSError:
             pass
     (group / "pids.max").write_text(str(pids_max))
-    (group / "cgroup.procs").write_text(str(os.getpid()))
-
-
-def main(argv: list[str]) -> None:
-    """``--pids-max N --name NAME -- COMMAND...``: enter the cgroup, then exec the command."""
-    if len(argv) < 6 or argv[0] != "--pids-max" or argv[2] != "--name" or argv[4] != "--":
-        raise SystemExit("usage: python -m course.grading.process_limit --pids-max N --name NAME -- COMMAND...")
-    enter(argv[3], int(argv[1]))
-    os.execvp(argv[5], argv[5:])
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    return group / "cgroup.procs"

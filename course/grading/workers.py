@@ -22,7 +22,6 @@ import os
 import signal
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Sequence
 
 Task = Any
@@ -55,14 +54,16 @@ def grade_all(tasks: Sequence[Task], jobs: int, grade: Callable[[Task], Any], st
         processes = can_fork_workers()
     if processes:
         _in_processes(tasks, jobs, grade, started, finished, lost)
-    else:
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade") as pool:
-            def one(task: Task) -> None:
-                started(task)
-                finished(task, grade(task), True)
-
-            for future in [pool.submit(one, task) for task in tasks]:
-                future.result()
+        return
+    run = _Run(tasks, started, finished, lost)
+    threads = [threading.Thread(target=run.grade_here, args=(grade,), name=f"course-grade-{n}", daemon=True)
+               for n in range(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if run.failure is not None:
+        raise run.failure
 
 
 def _in_processes(tasks: list[Task], jobs: int, grade: Callable[[Task], Any], started: Callable[[Task], None],
@@ -104,7 +105,8 @@ def _in_processes(tasks: list[Task], jobs: int, grade: Callable[[Task], Any], st
 
 
 class _Run:
-    """The tasks not taken yet, shared by the dispatchers (one thread per worker), and how the run is going."""
+    """The tasks not taken yet, shared by the workers' threads (a dispatcher per worker process, or the
+    worker threads themselves), and how the run is going."""
 
     def __init__(self, tasks: list[Task], started: Callable[[Task], None], finished: Callable[[Task, Any, bool], None],
                  lost: Callable[[Task, str], Any]):
@@ -113,20 +115,35 @@ class _Run:
         self.aborted = False  #: the grader is stopping: a broken pipe is not a worker's death
         self.failure: BaseException | None = None  #: what went wrong in a dispatcher, raised by the grader
 
-    def _take(self) -> tuple[bool, Task]:
+    def _take(self, announce: bool = True) -> tuple[bool, Task]:
+        """(True, the next task), announced as it is handed out (so in the order of the list), or (False, None)."""
         with self._lock:
             if self.failure is None:
                 for task in self._tasks:
+                    if announce:
+                        self._started(task)
                     return True, task
             return False, None
 
     def left(self) -> Iterator[Task]:
         """The tasks nobody took."""
         while True:
-            more, task = self._take()
+            more, task = self._take(announce=False)
             if not more:
                 return
             yield task
+
+    def grade_here(self, grade: Callable[[Task], Any]) -> None:
+        """Grade tasks in this thread, one at a time, until none is left."""
+        try:
+            while True:
+                more, task = self._take()
+                if not more:
+                    return
+                self._finished(task, grade(task), True)
+        except BaseException as error:  # noqa: BLE001 - raised again in the grader's own thread
+            with self._lock:
+                self.failure = self.failure or error
 
     def dispatch(self, pid: int, connection: Any) -> None:
         """Hand worker ``pid`` its tasks one at a time until none is left or the worker is gone."""
@@ -135,7 +152,6 @@ class _Run:
                 more, task = self._take()
                 if not more:
                     return
-                self._started(task)
                 try:
                     connection.send(task)
                     graded = connection.recv()
