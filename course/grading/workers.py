@@ -56,14 +56,8 @@ def grade_all(tasks: Sequence[Task], jobs: int, grade: Callable[[Task], Any], st
         _in_processes(tasks, jobs, grade, started, finished, lost)
         return
     run = _Run(tasks, started, finished, lost)
-    threads = [threading.Thread(target=run.grade_here, args=(grade,), name=f"course-grade-{n}", daemon=True)
-               for n in range(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if run.failure is not None:
-        raise run.failure
+    run.through([threading.Thread(target=run.grade_here, args=(grade,), name=f"course-grade-{n}", daemon=True)
+                 for n in range(jobs)])
 
 
 def _in_processes(tasks: list[Task], jobs: int, grade: Callable[[Task], Any], started: Callable[[Task], None],
@@ -85,14 +79,8 @@ def _in_processes(tasks: list[Task], jobs: int, grade: Callable[[Task], Any], st
                 _worker(theirs, grade, grader)  # never returns
             theirs.close()
             workers.append((pid, ours))
-        dispatchers = [threading.Thread(target=run.dispatch, args=(pid, connection), daemon=True,
-                                        name=f"course-grade-worker-{pid}") for pid, connection in workers]
-        for dispatcher in dispatchers:
-            dispatcher.start()
-        for dispatcher in dispatchers:
-            dispatcher.join()
-        if run.failure is not None:
-            raise run.failure
+        run.through([threading.Thread(target=run.dispatch, args=(pid, connection), daemon=True,
+                                      name=f"course-grade-worker-{pid}") for pid, connection in workers])
         for task in run.left():  # every worker died: nobody is left to grade these
             finished(task, lost(task, WORKER_GONE.format("no worker was left")), False)
     except BaseException:
@@ -132,6 +120,15 @@ class _Run:
             if not more:
                 return
             yield task
+
+    def through(self, threads: list[threading.Thread]) -> None:
+        """Run the tasks through ``threads`` (each takes one task at a time); raise what went wrong in one."""
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if self.failure is not None:
+            raise self.failure
 
     def grade_here(self, grade: Callable[[Task], Any]) -> None:
         """Grade tasks in this thread, one at a time, until none is left."""
