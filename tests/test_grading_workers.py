@@ -49,7 +49,10 @@ def _alive(pid: int) -> bool:
 def test_a_fresh_grader_forks_one_worker_per_job_and_keeps_every_grading_in_its_own_process():
     found = _run("""
 forkable = can_fork_workers()
-grade_all(list(range(7)), 2, lambda task: [task, os.getpid()], started, finished, lost)
+def grade(task):
+    time.sleep(0.3)  # long enough that the second worker takes tasks while the first is busy
+    return [task, os.getpid()]
+grade_all(list(range(7)), 2, grade, started, finished, lost)
 print(json.dumps({"forkable": forkable, "events": events, "me": os.getpid(), "threads": threading.active_count()}))
 """)
     assert found["forkable"]

@@ -303,7 +303,7 @@ def tagged_name(lab: str, purpose: str, tag: str) -> str:
 
 
 class GradingLab(Lab):
-    """The lab as the grader's checks see it: scratch space on the checks' server, ``db`` a copy of the learner's."""
+    """The lab as the grader's checks see it: scratch space beside the checks' data, ``db`` a copy of the learner's."""
 
     def __init__(self, lab_id: str, backend: Any, tag: str, link: AgentLink, reachable: bool = True):
         super().__init__(lab_id, backend)
@@ -319,7 +319,7 @@ class GradingLab(Lab):
         return database
 
     def scratch(self) -> Any:
-        """A freshly emptied scratch database on the checks' server, for this learner only.
+        """A freshly emptied scratch database where the checks' data lives, for this learner only.
 
         Without a server the sandbox can reach, the check cannot hand data to the learner's code:
         it reports "needs ..." (never a verdict computed inside the kernel).
