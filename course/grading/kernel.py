@@ -23,6 +23,8 @@ from pathlib import Path
 from course.grading import process_limit
 from course.grading.sandbox import kernel_paths, sandboxed
 
+#: seconds between looks at a killed kernel's process (it is gone within milliseconds of SIGKILL)
+KILL_POLL = 0.005
 #: the only variables of the grader's environment a learner kernel sees
 PASSED_VARIABLES = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "COURSE_BACKEND")
 
@@ -86,6 +88,10 @@ def kernel_manager(work: Path, sockets: Path, env: dict[str, str], limits: Kerne
                 self._kernel_spec = KernelSpec(argv=list(argv), env={}, interrupt_mode="message",
                                                display_name="Python (course grading)", language="python")
             return self._kernel_spec
+
+        async def _async_wait(self, pollinterval: float = KILL_POLL) -> None:
+            """Wait for the killed kernel's end, looking more often than jupyter_client's 0.1 s."""
+            await super()._async_wait(pollinterval=min(pollinterval, KILL_POLL))
 
     manager = LearnerKernelManager(transport="ipc", ip=str(sockets / "kernel"),
                                    connection_file=str(sockets / "kernel.json"))

@@ -80,7 +80,7 @@ def remove(name: str, wait: float = 5.0) -> None:
         except OSError:
             if time.monotonic() > deadline:
                 return
-            time.sleep(0.05)
+            time.sleep(0.005)
 
 
 def prepare(name: str, pids_max: int) -> Path:

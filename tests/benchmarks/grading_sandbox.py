@@ -15,6 +15,11 @@ fifth over minutes, so the ratios are taken within a round (graded against
 the bare run next to it) and the table gives their medians, beside the median
 times.  CPU seconds are the whole process tree's, sampled from ``/proc`` (the
 sandboxed kernels are no child that ``getrusage`` could count).
+Bare execution is stock nbclient and jupyter_client; the grader's own kernel
+client is ready without jupyter_client's closing 0.2 s wait for IOPub
+silence, and its kernel manager looks for a killed kernel's end every 5 ms
+instead of every 0.1 s (:mod:`course.grading.kernel_client`), which is why
+grading can come out faster than bare execution.
 Targets (issue 14): grading at most 1.15x the bare time; ``--jobs 2`` at least
 1.9x faster than ``--jobs 1``.
 """
