@@ -137,8 +137,7 @@ def test_a_learner_kernel_is_ready_without_a_silent_wait_and_gone_once_killed(tm
 
             client.iopub_channel.get_msg = watched
             await client.wait_for_ready(timeout=60)
-            reply = await client.execute_interactive("print(6 * 7)", output_hook=outputs.append, timeout=60)
-            return reply
+            return await client.execute_interactive("print(6 * 7)", output_hook=outputs.append, timeout=60)
         finally:
             client.stop_channels()
             process = manager.provisioner.process

@@ -91,7 +91,7 @@ def kernel_manager(work: Path, sockets: Path, env: dict[str, str], limits: Kerne
 
         async def _async_wait(self, pollinterval: float = KILL_POLL) -> None:
             """Wait for the killed kernel's end, looking more often than jupyter_client's 0.1 s."""
-            await super()._async_wait(pollinterval=min(pollinterval, KILL_POLL))
+            await super()._async_wait(pollinterval=pollinterval)
 
     manager = LearnerKernelManager(transport="ipc", ip=str(sockets / "kernel"),
                                    connection_file=str(sockets / "kernel.json"))
