@@ -230,6 +230,21 @@ def lab_id_of(notebook: nbformat.NotebookNode, path: str | Path) -> str | None:
     return lab_from_filename(Path(path).name)
 
 
+def read_lab_id(path: str | Path) -> str | None:
+    """The lab of the notebook file at ``path``, as :func:`lab_id_of` finds it, without converting or
+    validating the notebook (a class's notebooks are sorted by lab before any is read in full).
+
+    Raises NotebookError for a file :func:`read_notebook` would refuse before converting it.
+    """
+    path = Path(path)
+    data = _load_json(path, MAX_NOTEBOOK_BYTES)
+    _limit_depth(path, data, strict=False)
+    if not isinstance(data, dict) or "cells" not in data or "nbformat" not in data:
+        raise NotebookError(f"{path}: not a Jupyter notebook (no 'cells'/'nbformat' keys)")
+    metadata = data.get("metadata")
+    return lab_id_of({"metadata": metadata if isinstance(metadata, dict) else {}}, path)
+
+
 def content_sha256(notebook: nbformat.NotebookNode) -> str:
     """SHA-256 of the cells' types, sources and tags: what a learner's edit would change."""
     cells = [

@@ -66,6 +66,37 @@ def test_malformed_notebooks_are_refused_with_the_reason(tmp_path, text, fragmen
     assert fragment in str(raised.value)
 
 
+@pytest.mark.parametrize("name, metadata", [
+    ("anything.ipynb", {"course": {"lab": "04"}}),  # metadata first
+    ("01-design-for-reads.ipynb", {}),  # else the file name
+    ("02-mine.ipynb", {"course": {"lab": "x"}}),  # a malformed lab is ignored
+    ("notes.ipynb", {"course": "04"}),  # neither
+])
+def test_the_lab_read_before_grading_is_the_lab_the_notebook_is_graded_as(tmp_path, name, metadata):
+    from course.notebooks import lab_id_of, read_lab_id
+
+    path = tmp_path / name
+    path.write_text(json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": metadata}))
+    assert read_lab_id(path) == lab_id_of(read_notebook(path, strict=False), path)
+
+
+@pytest.mark.parametrize("text", [
+    '{"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": [1]}',
+    '{"cells": 5, "nbformat": 4, "nbformat_minor": 5, "metadata": {"course": {"lab": "01"}}}',
+    '{"cells": [], "nbformat": 4, "metadata": {"n": ' + "1" * 5000 + "}}",
+    '{"nbformat": 4}', "[]", _nested(MAX_DEPTH + 1), b"\xff\xfe".decode("latin-1"),
+])
+def test_the_lab_of_a_malformed_notebook_is_a_lab_none_or_a_notebook_error(tmp_path, text):
+    from course.notebooks import read_lab_id
+
+    path = tmp_path / "01-bad.ipynb"
+    path.write_text(text)
+    try:
+        assert read_lab_id(path) in ("01", None)
+    except NotebookError as error:
+        assert "01-bad.ipynb" in str(error)
+
+
 def test_a_huge_file_is_refused_from_its_size_before_it_is_read(tmp_path):
     path = tmp_path / "huge.ipynb"
     with path.open("wb") as handle:  # 400 MB, sparse: nothing is written, stat says 400 MB

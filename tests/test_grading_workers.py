@@ -174,3 +174,62 @@ def test_with_several_jobs_the_largest_notebooks_are_graded_first(tmp_path, monk
         batch.grade_class([submissions], tmp_path / f"out{jobs}", jobs=jobs, progress=lines.append)
         # one worker takes a task at a time, so the order they are handed out in is the order of this list
         assert [line.split()[1].rstrip(":") for line in lines if line.startswith("grading ")] == expected
+
+
+CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+two_cores = pytest.mark.skipif(len(CORES) < 2, reason="keeping to a core of its own needs two cores")
+
+
+@two_cores
+def test_each_forked_worker_and_the_kernels_it_starts_keep_to_a_core_of_their_own():
+    found = _run("""
+import subprocess
+def grade(task):
+    time.sleep(0.3)
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                           capture_output=True, text=True).stdout  # as a kernel is started
+    return [os.getpid(), sorted(os.sched_getaffinity(0)), json.loads(child)]
+grade_all(list(range(4)), 2, grade, started, finished, lost)
+print(json.dumps({"events": events, "mine": sorted(os.sched_getaffinity(0))}))
+""")
+    graded = [result for kind, task, result, keep in (e for e in found["events"] if e[0] == "finished")]
+    cores = {pid: tuple(own) for pid, own, _ in graded}
+    assert len(cores) == 2 and sorted(cores.values()) == [(CORES[0],), (CORES[1],)]  # one core each, not the same
+    assert all(child == own for _, own, child in graded)  # what it starts stays on its core
+    assert found["mine"] == CORES  # the grader itself is left as it was
+
+
+@two_cores
+def test_one_job_keeps_to_one_core_while_it_grades_and_gives_the_others_back():
+    events = []
+    grade_all([1, 2], 1, lambda task: sorted(os.sched_getaffinity(0)), lambda task: None,
+              lambda task, graded, keep: events.append(graded), lambda task, why: None)
+    assert events == [[CORES[0]], [CORES[0]]]
+    assert sorted(os.sched_getaffinity(0)) == CORES
+
+
+@two_cores
+def test_worker_threads_keep_to_cores_of_their_own_too():
+    from course.grading.workers import own_core
+
+    with own_core(1, 2) as core:
+        assert core == CORES[1] and os.sched_getaffinity(0) == {CORES[1]}
+    assert sorted(os.sched_getaffinity(0)) == CORES
+    events = []
+    grade_all(list(range(4)), 2, lambda task: (time.sleep(0.2), sorted(os.sched_getaffinity(0)))[1],
+              lambda task: None, lambda task, graded, keep: events.append(graded), lambda task, why: None,
+              processes=False)
+    assert sorted(map(tuple, events)) == [(CORES[0],), (CORES[0],), (CORES[1],), (CORES[1],)]
+
+
+def test_nothing_is_pinned_with_more_jobs_than_cores_or_a_single_core():
+    from course.grading.workers import own_core
+
+    before = os.sched_getaffinity(0)
+    with own_core(0, len(before) + 1) as core:  # more workers than cores: the scheduler spreads them
+        assert core is None and os.sched_getaffinity(0) == before
+    only = subprocess.run([sys.executable, "-c", "import os\n"
+                           "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+                           "from course.grading.workers import own_core\n"
+                           "with own_core(0, 1) as core: print(core)"], capture_output=True, text=True)
+    assert only.stdout.strip() == "None", only.stderr  # one core: nothing to choose

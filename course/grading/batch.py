@@ -97,10 +97,11 @@ def _size(path: Path) -> int:
 
 
 def _lab_of(notebook: Path) -> str | None:
-    from course.notebooks import NotebookError, lab_id_of, read_notebook
+    """The lab ``notebook`` belongs to, None when it cannot be read: which course code its grading key names."""
+    from course.notebooks import NotebookError, read_lab_id
 
     try:
-        return lab_id_of(read_notebook(notebook, strict=False), notebook)
+        return read_lab_id(notebook)
     except (NotebookError, ValueError):
         return None
 

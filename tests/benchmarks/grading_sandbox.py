@@ -13,13 +13,19 @@ measurement is a whole process; each round runs every measurement once, in an
 order that rotates from round to round.  This machine's speed drifts by a
 fifth over minutes, so the ratios are taken within a round (graded against
 the bare run next to it) and the table gives their medians, beside the median
-times.  CPU seconds are the whole process tree's, sampled from ``/proc`` (the
+times.  The same work takes a fifth more or less CPU time from one minute to
+the next here, so a speed-up measured by the clock spreads widely from round
+to round; the cores each run keeps busy (CPU seconds over seconds) hardly
+moves, and their ratio from 1 to 2 jobs is printed as well: it is the speed-up
+the runs would show if the machine kept one speed.  CPU seconds are the whole process tree's, sampled from ``/proc`` (the
 sandboxed kernels are no child that ``getrusage`` could count).
 Bare execution is stock nbclient and jupyter_client; the grader's own kernel
 client is ready without jupyter_client's closing 0.2 s wait for IOPub
 silence, and its kernel manager looks for a killed kernel's end every 5 ms
-instead of every 0.1 s (:mod:`course.grading.kernel_client`), which is why
-grading can come out faster than bare execution.
+instead of every 0.1 s (:mod:`course.grading.kernel_client`), and each
+grading worker keeps to a core of its own with the kernels it starts
+(:func:`course.grading.workers.own_core`), which is why grading can come out
+faster than bare execution.
 Targets (issue 14): grading at most 1.15x the bare time; ``--jobs 2`` at least
 1.9x faster than ``--jobs 1``.
 """
@@ -164,6 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     def paired(top: tuple[str, int], bottom: tuple[str, int], part: int = 0) -> float:
         return statistics.median(r[top][part] / r[bottom][part] for r in rounds)
 
+    def busy(key: tuple[str, int]) -> float:
+        return statistics.median(r[key][1] / r[key][0] for r in rounds)
+
+    def busy_ratio(mode: str) -> float:
+        return statistics.median((r[(mode, 2)][1] / r[(mode, 2)][0]) / (r[(mode, 1)][1] / r[(mode, 1)][0])
+                                 for r in rounds)
+
     print(f"{args.copies} x lesson 01 + {args.copies} x lesson 04, {env_note}, {args.repeat} rounds\n")
     print("| jobs | bare (s) | graded, sandboxed (s) | graded / bare, paired | CPU s bare / graded | "
           "CPU graded / bare, paired |" + (" unsandboxed (s) |" if args.unsandboxed else ""))
@@ -178,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     if 1 in args.jobs and 2 in args.jobs:
         print(f"\nspeed-up from --jobs 1 to 2 (paired): bare {paired(('bare', 1), ('bare', 2)):.2f}x, "
               f"graded {paired(('graded', 1), ('graded', 2)):.2f}x")
+        print("cores kept busy (CPU s / s, medians) at --jobs 1 and 2, and their ratio (paired): " + ", ".join(
+            f"{mode} {busy((mode, 1)):.2f} and {busy((mode, 2)):.2f} ({busy_ratio(mode):.2f}x)" for mode in modes))
     print(json.dumps([{f"{m} {j}": v for (m, j), v in r.items()} for r in rounds]), file=sys.stderr)
     return 0
 

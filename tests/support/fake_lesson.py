@@ -145,8 +145,9 @@ def kernel_folder() -> str:
     """A folder holding only ``support/fake_lesson.py``, for ``COURSE_GRADE_KERNEL_PATH`` (made once).
 
     Learner kernels import lab 99 from it; they never see the rest of tests/ (the golden and hostile
-    classes hold secrets the learners must not read).
+    classes hold secrets the learners must not read).  It is removed when this process exits.
     """
+    import atexit
     import shutil
     import tempfile
     from pathlib import Path
@@ -154,6 +155,7 @@ def kernel_folder() -> str:
     global _KERNEL_FOLDER
     if _KERNEL_FOLDER is None or not Path(_KERNEL_FOLDER, "support", "fake_lesson.py").exists():
         folder = Path(tempfile.mkdtemp(prefix="course-fake99-"))
+        atexit.register(shutil.rmtree, folder, True)  # one per test process, not one more per run in /tmp
         (folder / "support").mkdir()
         (folder / "support" / "__init__.py").write_text("")
         shutil.copy(Path(__file__), folder / "support" / "fake_lesson.py")
