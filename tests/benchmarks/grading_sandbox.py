@@ -28,7 +28,7 @@ grading worker keeps to a core of its own with the kernels it starts
 faster than bare execution.
 Each round also times two equal pieces of pure CPU work on one core and on
 two (:mod:`two_cores`), and the script prints that speed-up beside the
-others: no program can expect more from the machine in that round.
+others: how the machine itself scaled while the round ran.
 Targets (issue 14): grading at most 1.15x the bare time; ``--jobs 2`` at least
 1.9x faster than ``--jobs 1``.
 """

@@ -9,11 +9,12 @@ It calibrates ``grading_sandbox.py``'s speed-up from ``--jobs 1`` to 2: the
 same loop of Python arithmetic runs in one process kept to the first core,
 then in two processes at once, one on each of the first two cores; the
 speed-up of a round is twice the time of one alone over the time the pair
-takes, and the script prints the median and the range over its rounds.  No
-program of separate processes can expect more from this machine's two cores
-than this: what one program shows beyond it is chance.  On a virtual machine,
-two virtual cores may share a physical core's resources or be given less time
-when both are busy; on a quiet machine with two real cores the figure is 2.00.
+takes, and the script prints the median and the range over its rounds.  On a
+quiet machine with two real cores the figure is 2.00; on a shared virtual
+machine it shows how far the machine's own speed moves from one minute to the
+next, which no single timed run of a program can tell apart from the
+program's own scaling.  (The loop fits in a core's cache: work that shares
+the caches and memory feels two busy cores more than it does.)
 """
 
 from __future__ import annotations
