@@ -47,10 +47,7 @@ def read_notebook(path: str | Path, *, strict: bool = True, max_bytes: int | Non
     are not a list of cell objects are refused with the reason.
     """
     path = Path(path)
-    data = _load_json(path, max_bytes)
-    _limit_depth(path, data, strict)
-    if not isinstance(data, dict) or "cells" not in data or "nbformat" not in data:
-        raise NotebookError(f"{path}: not a Jupyter notebook (no 'cells'/'nbformat' keys)")
+    data = _notebook_json(path, strict, max_bytes)
     _check_shape(path, data)
     try:
         from nbformat import versions
@@ -70,6 +67,15 @@ def read_notebook(path: str | Path, *, strict: bool = True, max_bytes: int | Non
         first = (str(error).splitlines() or [type(error).__name__])[0]
         raise NotebookError(f"{path}: not a valid Jupyter notebook ({first})") from error
     return notebook
+
+
+def _notebook_json(path: Path, strict: bool, max_bytes: int | None) -> dict:
+    """The file's JSON, within the size and depth limits, if it has a notebook's top-level keys."""
+    data = _load_json(path, max_bytes)
+    _limit_depth(path, data, strict)
+    if not isinstance(data, dict) or "cells" not in data or "nbformat" not in data:
+        raise NotebookError(f"{path}: not a Jupyter notebook (no 'cells'/'nbformat' keys)")
+    return data
 
 
 def _load_json(path: Path, max_bytes: int | None) -> Any:
@@ -203,8 +209,9 @@ def answer_cells(notebook: nbformat.NotebookNode) -> dict[str, list[int]]:
 
 
 def course_metadata(notebook: nbformat.NotebookNode) -> dict:
-    """The notebook's ``metadata.course`` dict (empty when absent or malformed)."""
-    data = notebook.get("metadata", {}).get(METADATA_KEY, {})
+    """The notebook's ``metadata.course`` dict (empty when absent or malformed, at either level)."""
+    metadata = notebook.get("metadata")
+    data = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
     return dict(data) if isinstance(data, dict) else {}
 
 
@@ -237,12 +244,7 @@ def read_lab_id(path: str | Path) -> str | None:
     Raises NotebookError for a file :func:`read_notebook` would refuse before converting it.
     """
     path = Path(path)
-    data = _load_json(path, MAX_NOTEBOOK_BYTES)
-    _limit_depth(path, data, strict=False)
-    if not isinstance(data, dict) or "cells" not in data or "nbformat" not in data:
-        raise NotebookError(f"{path}: not a Jupyter notebook (no 'cells'/'nbformat' keys)")
-    metadata = data.get("metadata")
-    return lab_id_of({"metadata": metadata if isinstance(metadata, dict) else {}}, path)
+    return lab_id_of(_notebook_json(path, False, MAX_NOTEBOOK_BYTES), path)
 
 
 def content_sha256(notebook: nbformat.NotebookNode) -> str:
