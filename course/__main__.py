@@ -2,7 +2,7 @@
 
 import sys
 
-from course.cli import main
+from course.cli import command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())

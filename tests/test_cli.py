@@ -111,6 +111,37 @@ def test_python_dash_m_course_runs_the_cli():
         assert command in done.stdout
 
 
+def test_the_course_command_runs_main_then_freezes_what_is_left(monkeypatch):
+    import gc
+
+    from course import cli
+
+    monkeypatch.setattr(cli, "main", lambda argv=None: 3)
+    try:
+        assert cli.command() == 3  # main's exit code, unchanged
+        assert gc.get_freeze_count() > 0  # the way out has nothing left to collect
+    finally:
+        gc.unfreeze()
+
+
+def test_the_console_script_and_python_dash_m_both_go_through_command(tmp_path):
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"course": "course.cli:command"}
+    out = tmp_path / "work"  # a command that writes files: every one is complete after the quick exit
+    done = subprocess.run([sys.executable, "-m", "course", "work", "--labs", str(root / "labs"), "--into", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for lab in (root / "labs").glob("*.ipynb"):
+        assert (out / lab.name).read_bytes() == lab.read_bytes()
+    missing = subprocess.run([sys.executable, "-m", "course", "grade", str(tmp_path / "nowhere"), "--out",
+                              str(tmp_path / "out"), "--unsandboxed"], capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "nowhere" in missing.stderr
+
+
 # ---- course release --to DIR: the learners' hand-out ------------------------------------
 
 def _mini_course(root):
