@@ -256,8 +256,12 @@ def command() -> int:
     Before the interpreter exits, every object still alive is frozen (``gc.freeze``), so the collections
     that run while the modules are torn down have nothing to examine: a grading run ends with some 80,000
     objects, which Python otherwise walks again and again on the way out (a sixth of a second here, for
-    nothing).  Exit handlers still run, and objects are still released as their modules go; this is
-    for a whole process's last step, so tests and scripts call :func:`main` instead.
+    nothing).  Exit handlers still run (``weakref.finalize`` and ``atexit`` clean-ups included), and an
+    object no cycle holds is still released as its module goes; but an object caught in a reference
+    cycle is never finalised, so a command must close what it writes and stop what it starts before
+    :func:`main` returns (every command does: files are written whole and replaced, folders removed in
+    ``finally``, kernels killed and waited for).  This is for a whole process's last step, so tests and
+    scripts call :func:`main` instead.
     """
     import gc
 

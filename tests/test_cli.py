@@ -116,7 +116,11 @@ def test_the_course_command_runs_main_then_freezes_what_is_left(monkeypatch):
 
     from course import cli
 
-    monkeypatch.setattr(cli, "main", lambda argv=None: 3)
+    def main(argv=None):
+        assert gc.get_freeze_count() == 0  # the command runs first, and is frozen only on its way out
+        return 3
+
+    monkeypatch.setattr(cli, "main", main)
     try:
         assert cli.command() == 3  # main's exit code, unchanged
         assert gc.get_freeze_count() > 0  # the way out has nothing left to collect
@@ -131,7 +135,12 @@ def test_the_console_script_and_python_dash_m_both_go_through_command(tmp_path):
     root = Path(__file__).resolve().parents[1]
     scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"course": "course.cli:command"}
-    out = tmp_path / "work"  # a command that writes files: every one is complete after the quick exit
+    probe = ("import gc, runpy, sys\nsys.argv = ['course', '--help']\ntry:\n"
+             "    runpy.run_module('course', run_name='__main__')\nexcept SystemExit as stop:\n"
+             "    print('exit', stop.code, 'frozen', gc.get_freeze_count() > 0)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "exit 0 frozen True", done.stderr  # python -m course: command()
+    out = tmp_path / "work"  # a command that writes files, end to end through the quick exit
     done = subprocess.run([sys.executable, "-m", "course", "work", "--labs", str(root / "labs"), "--into", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
