@@ -151,7 +151,7 @@ def _cpu_group() -> Path | None:
 
 
 def _group_cpu(group: Path) -> float:
-    """The CPU seconds ``group`` counted, read once its last process is gone; the group is then removed.
+    """The CPU seconds ``group`` counted, read once its last process is gone.
 
     A sandbox killed at the end of a run can outlive the grader by a moment: its CPU counts, so the
     figure is read only when ``cgroup.procs`` is empty (or after 5 s, with a warning that it may be short).
@@ -193,9 +193,10 @@ def timed(mode: str, submissions: Path, jobs: int, out: Path) -> tuple[float, fl
         seen: dict[int, float] = {}
         if group:
             process.wait()  # the kernel counts: nothing to sample
-        while process.poll() is None:
-            _tree_cpu(process.pid, seen)
-            time.sleep(0.1)
+        else:
+            while process.poll() is None:
+                _tree_cpu(process.pid, seen)
+                time.sleep(0.1)
         seconds = time.perf_counter() - started
         cpu = _group_cpu(group) if group else sum(seen.values())
     finally:
@@ -253,12 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     def paired(top: tuple[str, int], bottom: tuple[str, int], part: int = 0) -> float:
         return statistics.median(r[top][part] / r[bottom][part] for r in rounds)
 
+    def cores(measured: dict[tuple[str, int], tuple[float, float]], key: tuple[str, int]) -> float:
+        return measured[key][1] / measured[key][0]  # CPU seconds over seconds
+
     def busy(key: tuple[str, int]) -> float:
-        return statistics.median(r[key][1] / r[key][0] for r in rounds)
+        return statistics.median(cores(r, key) for r in rounds)
 
     def busy_ratio(mode: str) -> float:
-        return statistics.median((r[(mode, 2)][1] / r[(mode, 2)][0]) / (r[(mode, 1)][1] / r[(mode, 1)][0])
-                                 for r in rounds)
+        return statistics.median(cores(r, (mode, 2)) / cores(r, (mode, 1)) for r in rounds)
 
     print(f"{args.copies} x lesson 01 + {args.copies} x lesson 04, {env_note}, {args.repeat} rounds\n")
     print("| jobs | bare (s) | graded, sandboxed (s) | graded / bare, paired | CPU s bare / graded | "
