@@ -1,9 +1,15 @@
 # Schema Design in a Schemaless Store — set-up and checks.
 #
 #   make lab      build .venv (Python >= 3.13 if one exists), copy new labs into work/, start JupyterLab there
+#                 (WiredTiger, for lesson 04, is built in the background meanwhile)
 #   make test     build .venv, run the test suite, then run every notebook
 #   make e2e      run every lab and solution in JupyterLab in Chromium (browser test)
+#   make prereqs  install the system packages the course uses (bubblewrap, swig, gcc, chromium), or say how
 #   make help     list all targets
+#
+# Each target first installs the system packages it needs (course/prereqs.py: as root with apt-get, or
+# through sudo -n), or says what to run and what is lost without them; make test stops when bubblewrap is
+# missing (its containment tests would prove nothing), make lab goes on.
 #
 # Variables you may set:
 #   PYTHON=/path/to/python3.13   interpreter for .venv (else python3.14, python3.13,
@@ -12,6 +18,7 @@
 #   LAB_ARGS=...                 extra arguments for `jupyter lab`, e.g. --no-browser
 #   PYTEST_ARGS=...              extra arguments for every pytest run of `make test`
 #   TEST_SUMMARY_FILE=FILE       `make test` appends one line per phase here (used by .ci/run)
+#   COURSE_PREREQS=check         only look for the system packages, never install them
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -26,11 +33,16 @@ PORT        ?= 8888
 WORK        ?= work
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
+# The system prerequisites (standard library only, so any python3 runs it before .venv exists).
+PREREQS     = "$$(command -v python3 || command -v python3.13 || echo python3)" -I course/prereqs.py
+# Which target's prerequisites the venv recipe installs, and how WiredTiger is built (set per target below).
+PREREQS_FOR := venv
+STORAGE     := foreground
 NBVAL       := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval-sanitize.cfg --nbval-cell-timeout=900
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab test e2e doctor release outputs clean
+.PHONY: help prereqs venv lab test e2e doctor release outputs clean
 
 help: ## show this list
 	@echo "Schema Design in a Schemaless Store"
@@ -39,10 +51,16 @@ help: ## show this list
 	@echo
 	@echo "Start with 'make lab'. Set PYTHON=... to choose the interpreter for .venv."
 
+prereqs: ## install the system packages the course uses, or say how (and what each is for)
+	@$(PREREQS) --for all
+
 # Build (or re-use) .venv.  Re-installs only when pyproject.toml or the venv's
-# Python changed since the last install (a hash kept in $(STAMP)).
+# Python changed since the last install (a hash kept in $(STAMP)).  First the system
+# prerequisites of the target that asked for .venv; then, once the course is installed,
+# WiredTiger (course/storage_build.py: built once per machine, its wheel kept in ~/.cache/course).
 venv: ## create .venv (Python >= 3.13 preferred) and install the course
-	@is_313() { "$$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 13) else 1)' >/dev/null 2>&1; }
+	@$(PREREQS) --for $(PREREQS_FOR)
+	is_313() { "$$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 13) else 1)' >/dev/null 2>&1; }
 	runs() { "$$1" -c 'import sys' >/dev/null 2>&1; }
 	find_313() {
 	  local candidate
@@ -96,21 +114,21 @@ venv: ## create .venv (Python >= 3.13 preferred) and install the course
 	  $(VENV_PYTHON) -m pip install --quiet -e '.[lab,test]'
 	  echo "$$want" > $(STAMP)
 	  echo "Installed in $$((SECONDS - start)) s"
-	  # WiredTiger (MongoDB's storage engine) for lesson 04's storage figures: built from source,
-	  # so only where swig and a C compiler are present; without it lesson 04 shows the seed's figures.
-	  if ! $(VENV_PYTHON) -c 'import wiredtiger' >/dev/null 2>&1; then
-	    if command -v swig >/dev/null 2>&1 && { command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1; }; then
-	      echo "Building WiredTiger for lesson 04 (pip install -e '.[storage]'; about 3 minutes, once)"
-	      start=$$SECONDS
-	      $(VENV_PYTHON) -m pip install --quiet -e '.[storage]' \
-	        && echo "WiredTiger built in $$((SECONDS - start)) s" \
-	        || echo "note: the WiredTiger build failed; lesson 04 will show the seed's storage figures instead"
-	    else
-	      echo "note: swig or a C compiler is missing, so WiredTiger is not built; lesson 04 will show the"
-	      echo "      seed's storage figures. Install swig and gcc (e.g. apt-get install swig gcc), then 'make clean lab'."
-	    fi
-	  fi
 	fi
+	# WiredTiger (MongoDB's storage engine) for lesson 04's storage figures, from source: it needs swig and a
+	# C compiler; without them lesson 04 shows the seed's figures, labelled.
+	case "$(STORAGE)" in
+	  background) $(VENV_PYTHON) -m course.storage_build --background ;;
+	  foreground) $(VENV_PYTHON) -m course.storage_build || true ;;
+	  *) : ;;
+	esac
+
+# Per-target settings of the venv recipe: what each target needs installed, and whether it waits for WiredTiger.
+lab: PREREQS_FOR := lab
+lab: STORAGE := background
+test: PREREQS_FOR := test
+e2e: PREREQS_FOR := e2e
+doctor release: STORAGE := skip
 
 lab: venv ## start JupyterLab on your work/ folder (127.0.0.1 only, with a login token)
 	@echo
@@ -165,6 +183,8 @@ test: venv ## run the tests, then every solution and lab notebook
 	  fi
 	  phase "$$1" COURSE_EXPECT_STATUS="$$3" -- $(NBVAL) "$$2/"
 	}
+	# The grader's containment tests fail (never skip) without the sandbox (tests/conftest.py).
+	export COURSE_REQUIRE_SANDBOX=1
 	echo "Python: $$($(VENV_PYTHON) -c 'import platform; print(platform.python_version())');" \
 	  "backend: $$($(VENV_PYTHON) -c 'from course.backends import open_backend; print(open_backend().description)' 2>&1 | tail -n 1)"
 	phase tests -- tests/
@@ -178,14 +198,12 @@ test: venv ## run the tests, then every solution and lab notebook
 
 # Browser end-to-end test: one JupyterLab (127.0.0.1, token) from .venv, every notebook run
 # through Run > Run All Cells in Chromium; screenshots in tests/e2e/artifacts/.  Needs
-# Chromium from the system (apt-get install chromium); without it the test is skipped.
+# Chromium from the system: the venv step installs it (make prereqs), or stops saying how.
 e2e: venv ## run every lab and solution in JupyterLab in Chromium (screenshots in tests/e2e/artifacts)
 	@$(VENV_PYTHON) -c 'import playwright' 2>/dev/null || $(VENV_PYTHON) -m pip install --quiet -e '.[e2e]'
-	command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || [ -n "$${E2E_CHROMIUM:-}" ] \
-	  || echo "note: Chromium is not installed (apt-get install -y chromium); the e2e test will be skipped"
 	$(VENV_PYTHON) -m pytest -m e2e tests/e2e $(PYTEST_ARGS)
 
-doctor: venv ## show the Python, backend and what it can check
+doctor: venv ## show the Python, backend, system prerequisites and what the course can check
 	@$(VENV)/bin/course doctor
 
 release: venv ## regenerate labs/ from solutions/ (solutions are the single source)

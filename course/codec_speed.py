@@ -31,8 +31,24 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from course.patch_check import check_source
+
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _AS_IS = frozenset({str, float, bool, type(None)})
+PATCH = "course/codec_speed.py"
+
+
+#: the source digests of mongoeco 4.11's ``DocumentCodec.encode`` and ``validate_bson_value``, which this replaces
+WRITTEN_FOR = {"encode": ("a89dded8864e7fbe",), "validate_bson_value": ("e3a0a558125ce40c",)}
+
+
+def check_codec(codec_module: Any, mark: str = "_course_patched") -> None:
+    """Raise ``PatchMismatch`` unless ``codec_module``'s ``DocumentCodec.encode`` and ``validate_bson_value``
+    are the functions :func:`encoding_validated_once` was written for (nothing to check once patched)."""
+    if getattr(codec_module.DocumentCodec.encode, mark, False):
+        return
+    check_source(codec_module.DocumentCodec.__dict__["encode"].__func__, WRITTEN_FOR["encode"], "mongoeco", PATCH)
+    check_source(codec_module.validate_bson_value, WRITTEN_FOR["validate_bson_value"], "mongoeco", PATCH)
 
 
 def encoding_validated_once(codec_module: Any, mark: str = "_course_patched") -> None:
@@ -40,11 +56,13 @@ def encoding_validated_once(codec_module: Any, mark: str = "_course_patched") ->
 
     The new ``encode`` carries the attribute ``mark``, and mongoeco's own as ``__wrapped_original__`` (as
     the new ``validate_bson_value`` does), for the tests that compare the two; a module already patched is
-    left as it is.
+    left as it is, and one whose functions are not those this was written for raises ``PatchMismatch``
+    (:func:`check_codec`).
     """
     codec = codec_module.DocumentCodec
     if getattr(codec.encode, mark, False):
         return
+    check_codec(codec_module, mark)
     original_encode = codec.__dict__["encode"].__func__
     original_validate = codec_module.validate_bson_value
     state = threading.local()

@@ -14,6 +14,10 @@ that cost off ``start_lab`` in two ways, neither of which changes what any call 
   anything is read from it, so ``np.array`` and ``import numpy.linalg`` work as ever.
 
 :func:`skip_unused_imports` installs both (idempotent), before mongoeco is imported.
+
+A module of functions is deferred only when its source is the one the stand-ins were written for
+(:data:`WRITTEN_FOR`, mongoeco 4.11's); another release's module is imported as usual (slower, never
+wrong), and :func:`problems` says so, which ``course doctor`` and the tests report as an error.
 """
 
 from __future__ import annotations
@@ -44,6 +48,14 @@ DEFERRED_FUNCTIONS = {
                              "document exchange and, with it, jsonschema",
 }
 
+#: deferred module -> the source digest (course.patch_check) of the mongoeco 4.11 module it was written for
+WRITTEN_FOR = {
+    "mongoeco.core.geo": "c38f5d0787cb0cda",
+    "mongoeco.compat._catalog_export": "40e3eae8264da598",
+    "mongoeco.cxp.exchange": "be6be0a82199aa15",
+}
+_MISMATCHES: dict[str, str] = {}  #: deferred module -> why it was imported as usual instead
+
 #: package -> what uses it: imported at start-up, read only by that
 DEFERRED_MODULES = {
     "numpy": "mongoeco's vector search (and whatever a learner imports numpy for)",
@@ -61,6 +73,30 @@ def skip_unused_imports() -> None:
         sys.modules.setdefault(name, None)
     if not any(isinstance(finder, _DeferringFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _DeferringFinder())
+
+
+def problems() -> list[str]:
+    """Why a module of :data:`DEFERRED_FUNCTIONS` was imported as usual in this process: its source is not the
+    one the course's stand-ins were written for (empty when every deferred module imported so far matched)."""
+    return [_MISMATCHES[name] for name in sorted(_MISMATCHES)]
+
+
+def _written_for(name: str, origin: str) -> bool:
+    """True when the source at ``origin`` is the release of module ``name`` the stand-ins were written for
+    (for a module of a package the course pins, mongoeco's); otherwise the mismatch is recorded for
+    :func:`problems`."""
+    from course.patch_check import WRITTEN_FOR as PINNED, mismatch, source_digest
+
+    if name.split(".")[0] not in PINNED:
+        return True  # not a module of a package the course pins (the tests' own synthetic modules)
+    with open(origin, encoding="utf-8") as source:
+        found = source_digest(source.read())
+    if found == WRITTEN_FOR.get(name):
+        return True
+    _MISMATCHES[name] = str(mismatch("mongoeco", f"module {name}", f"its source differs (digest {found}, expected "
+                                     f"{WRITTEN_FOR.get(name)}), so it was imported as usual (slower, not deferred)",
+                                     "course/engine_imports.py"))
+    return False
 
 
 def is_deferred(name: str) -> bool:
@@ -91,6 +127,8 @@ class _DeferringFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or not hasattr(spec.loader, "exec_module") or not (spec.origin or "").endswith(".py"):
             return None  # not where we can defer it: import it as usual
+        if wrapper is _StandInLoader and not _written_for(name, spec.origin):
+            return None  # another release's module: import it as usual (problems() says so)
         spec.loader = wrapper(spec.loader)
         return spec
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from course.patch_check import written_for
+
 
 def equal_only_by_key() -> tuple[type, ...]:
     """The ``_id`` types that only an identical value, under the same engine key, can equal: ObjectId (bson's
@@ -26,6 +28,7 @@ def equal_only_by_key() -> tuple[type, ...]:
     return ObjectId, EngineObjectId, str
 
 
+@written_for("c8a015be72c2f4f6")  # the source digest of mongoeco 4.11's function it replaces
 def missing_ids_by_key(original: Callable) -> Callable:
     """``MemoryEngine._candidate_items_for_plan_locked`` without the pass over the collection when a looked-up
     ObjectId or string ``_id`` is not stored."""

@@ -23,9 +23,12 @@ from __future__ import annotations
 import contextvars
 from typing import Any, Callable
 
+from course.patch_check import written_for
+
 _REMEMBERED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("course_index_build_keys", default=None)
 
 
+@written_for("c87f0caf5192c4ac")  # the source digest of mongoeco 4.11's function it replaces
 def build_with_remembered_keys(original: Callable) -> Callable:
     """``MemoryEngine.create_index``, remembering index keys for the length of the call."""
 
@@ -39,6 +42,7 @@ def build_with_remembered_keys(original: Callable) -> Callable:
     return create_index
 
 
+@written_for("e4487919cd22dcaf")  # the source digest of mongoeco 4.11's function it replaces
 def keys_computed_once_per_build(original: Callable) -> Callable:
     """``MemoryEngine._unique_index_keys``, computed once per document and fields within one index build."""
 

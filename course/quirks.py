@@ -9,12 +9,19 @@ the exercise reports "needs ...".
 
 ``QUIRKS`` lists them for ``course doctor`` and the README; ``absorb(name)``
 applies those of one backend (idempotent: a class is patched once).
+
+Every patch first checks that the function it replaces is the one it was written
+for (:mod:`course.patch_check`: each maker carries the source digest of its
+target, for the releases pyproject.toml pins), and raises ``PatchMismatch``
+instead of patching another release's function.
 """
 
 from __future__ import annotations
 
 import functools
 from typing import Any, Callable
+
+from course.patch_check import check_absent, check_replaced, written_for
 
 #: backend name -> what the course does about each of its quirks
 QUIRKS: dict[str, tuple[str, ...]] = {
@@ -98,13 +105,42 @@ def _writes_output(pipeline: Any) -> bool:
     return isinstance(last, dict) and bool({"$merge", "$out"} & set(last))
 
 
-def _patch(owner: Any, name: str, make: Callable[[Callable], Callable]) -> None:
+Patch = tuple  #: (owner, attribute name, patch maker): ``owner.name`` becomes ``make(owner.name)``
+
+
+def _check(package: str, patches: list[Patch], added: tuple[tuple[Any, str], ...] = ()) -> None:
+    """Check every patch not yet applied, and every attribute the course adds, before anything is patched
+    (so that a mismatch leaves the package as it was): raises ``PatchMismatch``."""
+    for owner, name, make in patches:
+        original = getattr(owner, name)
+        if not getattr(original, _PATCHED, False):
+            check_replaced(original, make, package, _name(owner, name))
+    for owner, name in added:
+        current = getattr(owner, name, None)
+        if not getattr(getattr(current, "fget", current), _PATCHED, False):
+            check_absent(owner, name, package)
+
+
+def _patch(owner: Any, name: str, make: Callable[[Callable], Callable], package: str = "mongoeco") -> None:
+    """Replace ``owner.name`` with ``make(original)``, once, after checking it is what ``make`` was written for."""
     original = getattr(owner, name)
     if getattr(original, _PATCHED, False):
         return
+    check_replaced(original, make, package, _name(owner, name))
     replacement = functools.wraps(original)(make(original))
     setattr(replacement, _PATCHED, True)
     setattr(owner, name, replacement)
+
+
+def _name(owner: Any, name: str) -> str:
+    """``Owner.name`` (a class's qualified name, or a module's last component)."""
+    return f"{getattr(owner, '__qualname__', owner.__name__.rsplit('.', 1)[-1])}.{name}"
+
+
+def _ours(function: Callable) -> Callable:
+    """``function``, marked as the course's (an attribute the course adds)."""
+    setattr(function, _PATCHED, True)
+    return function
 
 
 def _out_target(self: Any, stage: Any) -> Any:
@@ -114,6 +150,7 @@ def _out_target(self: Any, stage: Any) -> Any:
     return self.database[stage]
 
 
+@written_for("aa9d8a9e29eafac7")
 def _eager_output_stage(original: Callable) -> Callable:
     def aggregate(self, pipeline, *args, **kwargs):
         if _writes_output(pipeline) and "$out" in pipeline[-1]:
@@ -139,6 +176,7 @@ def _key_pairs(keys: Any) -> Any:
     return keys
 
 
+@written_for("d0a71299f9569c86")
 def _keys_as_pairs(original: Callable) -> Callable:
     def create_index(self, key_or_list, *args, **kwargs):
         return original(self, _key_pairs(key_or_list), *args, **kwargs)
@@ -146,6 +184,7 @@ def _keys_as_pairs(original: Callable) -> Callable:
     return create_index
 
 
+@written_for("5f99fe629ff42b8e")
 def _information_as_pairs(original: Callable) -> Callable:
     def index_information(self, *args, **kwargs):
         info = original(self, *args, **kwargs)
@@ -157,6 +196,7 @@ def _information_as_pairs(original: Callable) -> Callable:
     return index_information
 
 
+@written_for("d5a4a4a7f03b1608", "52322472cc35f7d4")
 def _accepts_no_sort(original: Callable) -> Callable:
     def add(self, *args, sort=None, **kwargs):
         if sort is not None:
@@ -173,6 +213,7 @@ _CAMEL_INDEX_OPTIONS = {
 }
 
 
+@written_for("1babb1dc2a77a039")
 def _snake_case_index_options(original: Callable) -> Callable:
     def create_index(self, keys, *args, **kwargs):
         for camel, snake in _CAMEL_INDEX_OPTIONS.items():
@@ -193,12 +234,13 @@ def _iterator_protocol(cursor_class: type) -> None:
             iterator = self._course_iterator = iter(self)
         return next(iterator)
 
-    cursor_class.__next__ = __next__
+    cursor_class.__next__ = _ours(__next__)
     if not hasattr(cursor_class, "next"):
         cursor_class.next = __next__
     setattr(cursor_class, _PATCHED, True)
 
 
+@written_for("41a5c24c007b1ea3")
 def _long_for_int64(original: Callable) -> Callable:
     import bson
 
@@ -217,6 +259,7 @@ def _numeric_value(value: Any) -> Any:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+@written_for("aac00bab71fb3cf3")
 def _enum_by_value(original: Callable) -> Callable:
     def validate_schema(self, schema, value, path):
         enum = schema.get("enum") if isinstance(schema, dict) else None
@@ -234,6 +277,7 @@ def _enum_by_value(original: Callable) -> Callable:
     return validate_schema
 
 
+@written_for("a6edfd72a70cedcc")
 def _draft4_exclusive_bounds(original: Callable) -> Callable:
     def validate_numeric(self, schema, value, path):
         issues = original(self, schema, value, path)
@@ -258,6 +302,7 @@ def _as_bson_arrays(value: Any) -> Any:
     return value
 
 
+@written_for("f9f1169a8786c938")
 def _validator_as_bson(original: Callable) -> Callable:
     def create_collection(self, name, *args, **kwargs):
         if "validator" in kwargs:
@@ -267,6 +312,7 @@ def _validator_as_bson(original: Callable) -> Callable:
     return create_collection
 
 
+@written_for("0cc262c53655ff3e")
 def _out_as_merge_command(original: Callable) -> Callable:
     """The wire server's ``aggregate`` ending in ``$out``: clear the target, then ``$merge`` into it."""
     import dataclasses
@@ -333,6 +379,7 @@ class _Transaction:
             self._session.abort_transaction()
 
 
+@written_for("9ebc5b85c2a3ca10")
 def _transaction_context(original: Callable) -> Callable:
     def start_transaction(self, *args, **kwargs):
         returned = original(self, *args, **kwargs)
@@ -341,6 +388,7 @@ def _transaction_context(original: Callable) -> Callable:
     return start_transaction
 
 
+@written_for("00923d10725dfec8")
 def _long_conversion_result(original: Callable) -> Callable:
     from mongoeco.core.aggregation.scalar_expressions import BsonInt64, unwrap_bson_numeric
 
@@ -369,6 +417,7 @@ def _numeric_types(value: Any) -> Any:
     return None if isinstance(value, bool) else bson_numeric_alias(value)
 
 
+@written_for("f25740c266b32c0e")
 def _inc_keeps_the_wider_type(original: Callable) -> Callable:
     def bson_add(left, right, *args, **kwargs):
         result = original(left, right, *args, **kwargs)
@@ -382,6 +431,7 @@ def _inc_keeps_the_wider_type(original: Callable) -> Callable:
     return bson_add
 
 
+@written_for("3558b77719ac767f")
 def _type_change_is_a_change(original: Callable) -> Callable:
     def document_id_bson_type_changed(before, after):
         return original(before, after) or _numeric_types(before) != _numeric_types(after)
@@ -411,6 +461,7 @@ def _type_aware(dialect: Any) -> Any:
     return clone
 
 
+@written_for("f904ed0cb3372dbc")
 def _merge_writes_type_changes(original: Callable) -> Callable:
     import dataclasses
 
@@ -423,65 +474,60 @@ def _merge_writes_type_changes(original: Callable) -> Callable:
 
 
 def _absorb_mongoeco() -> None:
+    from mongoeco.api._async._database_admin_write_commands import DatabaseAdminWriteCommandService
     from mongoeco.api._sync.aggregation_cursor import AggregationCursor
     from mongoeco.api._sync.client import Database
     from mongoeco.api._sync.collection import Collection
     from mongoeco.api._sync.cursor import Cursor
+    from mongoeco.core import codec, operators, update_scalar_operators
     from mongoeco.core.aggregation import scalar_expressions
     from mongoeco.core.schema_validation import CompiledJsonSchema
-
-    _patch(Collection, "aggregate", _eager_output_stage)
-    _patch(Collection, "create_index", _snake_case_index_options)
-    _patch(Collection, "drop_index", _drop_index_by_generated_name)
-    _patch(Database, "create_collection", _validator_as_bson)
-    if not isinstance(getattr(Database, "client", None), property):
-        Database.client = property(lambda self: self._client, doc="The client of this database, as pymongo's.")
-    _iterator_protocol(Cursor)
-    if not getattr(getattr(Cursor, "__getitem__", None), _PATCHED, False):
-        replacement = _sliceable(getattr(Cursor, "__getitem__", None))
-        setattr(replacement, _PATCHED, True)
-        Cursor.__getitem__ = replacement
-    _iterator_protocol(AggregationCursor)
-    _patch(scalar_expressions, "_aggregation_type_name", _long_for_int64)
-    _patch(CompiledJsonSchema, "_validate_schema", _enum_by_value)
-    _patch(CompiledJsonSchema, "_validate_numeric", _draft4_exclusive_bounds)
-    from mongoeco.core import operators
     from mongoeco.engines import memory
-
-    _patch(scalar_expressions, "_typed_conversion_result", _long_conversion_result)
-    _patch(operators, "document_id_bson_type_changed", _type_change_is_a_change)
-    from mongoeco.core import update_scalar_operators
-
-    _patch(update_scalar_operators, "bson_add", _inc_keeps_the_wider_type)
-    _patch(memory.MemoryEngine, "merge_document", _merge_writes_type_changes)
     from mongoeco.session import ClientSession
     from mongoeco.wire.executor import WireCommandExecutor
 
-    _patch(ClientSession, "start_transaction", _transaction_context)
-    if not hasattr(ClientSession, "end_session"):
-        ClientSession.end_session = lambda self: None  # mongoeco sessions hold nothing to release
-
-    _patch(WireCommandExecutor, "execute_prepared", _out_as_merge_command)
-    from mongoeco.api._async._database_admin_write_commands import DatabaseAdminWriteCommandService
-
+    from course.codec_speed import check_codec, encoding_validated_once
+    from course.id_lookups import missing_ids_by_key
+    from course.index_builds import build_with_remembered_keys, keys_computed_once_per_build
     from course.wire_inserts import inserts_in_one_batch, single_inserts_by_lookup
 
-    _patch(DatabaseAdminWriteCommandService, "command_insert", inserts_in_one_batch)
-    _patch(memory.MemoryEngine, "_ensure_unique_indexes", single_inserts_by_lookup)
-    from mongoeco.core import codec
-
-    from course.codec_speed import encoding_validated_once
-
+    patches = [
+        (Collection, "aggregate", _eager_output_stage),
+        (Collection, "create_index", _snake_case_index_options),
+        (Collection, "drop_index", _drop_index_by_generated_name),
+        (Database, "create_collection", _validator_as_bson),
+        (scalar_expressions, "_aggregation_type_name", _long_for_int64),
+        (CompiledJsonSchema, "_validate_schema", _enum_by_value),
+        (CompiledJsonSchema, "_validate_numeric", _draft4_exclusive_bounds),
+        (scalar_expressions, "_typed_conversion_result", _long_conversion_result),
+        (operators, "document_id_bson_type_changed", _type_change_is_a_change),
+        (update_scalar_operators, "bson_add", _inc_keeps_the_wider_type),
+        (memory.MemoryEngine, "merge_document", _merge_writes_type_changes),
+        (ClientSession, "start_transaction", _transaction_context),
+        (WireCommandExecutor, "execute_prepared", _out_as_merge_command),
+        (DatabaseAdminWriteCommandService, "command_insert", inserts_in_one_batch),
+        (memory.MemoryEngine, "_ensure_unique_indexes", single_inserts_by_lookup),
+        (memory.MemoryEngine, "create_index", build_with_remembered_keys),
+        (memory.MemoryEngine, "_unique_index_keys", keys_computed_once_per_build),
+        (memory.MemoryEngine, "_candidate_items_for_plan_locked", missing_ids_by_key),
+    ]
+    _check("mongoeco", patches, added=((Database, "client"), (Cursor, "__next__"), (Cursor, "__getitem__"),
+                                       (AggregationCursor, "__next__")))
+    check_codec(codec, mark=_PATCHED)
+    for owner, name, make in patches:
+        _patch(owner, name, make)
+    if not isinstance(getattr(Database, "client", None), property):
+        Database.client = property(_ours(lambda self: self._client), doc="The client of this database, as pymongo's.")
+    _iterator_protocol(Cursor)
+    if not getattr(getattr(Cursor, "__getitem__", None), _PATCHED, False):
+        Cursor.__getitem__ = _ours(_sliceable(getattr(Cursor, "__getitem__", None)))
+    _iterator_protocol(AggregationCursor)
+    if not hasattr(ClientSession, "end_session"):
+        ClientSession.end_session = lambda self: None  # mongoeco sessions hold nothing to release
     encoding_validated_once(codec, mark=_PATCHED)
-    from course.index_builds import build_with_remembered_keys, keys_computed_once_per_build
-
-    _patch(memory.MemoryEngine, "create_index", build_with_remembered_keys)
-    _patch(memory.MemoryEngine, "_unique_index_keys", keys_computed_once_per_build)
-    from course.id_lookups import missing_ids_by_key
-
-    _patch(memory.MemoryEngine, "_candidate_items_for_plan_locked", missing_ids_by_key)
 
 
+@written_for("9b96646b3eb7f155")
 def _empty_slice_is_empty(original: Callable) -> Callable:
     def __getitem__(self, index):
         if isinstance(index, slice) and index.stop is not None and index.stop <= (index.start or 0):
@@ -491,6 +537,7 @@ def _empty_slice_is_empty(original: Callable) -> Callable:
     return __getitem__
 
 
+@written_for("22979231c0bd3508")
 def _array_literals_evaluated(original: Callable) -> Callable:
     def _parse_basic_expression(self, expression):
         if isinstance(expression, list):
@@ -500,6 +547,7 @@ def _array_literals_evaluated(original: Callable) -> Callable:
     return _parse_basic_expression
 
 
+@written_for("0943696f6f682e65")
 def _drop_index_by_generated_name(original: Callable) -> Callable:
     def drop_index(self, index_or_name, *args, **kwargs):
         if isinstance(index_or_name, (list, tuple)):
@@ -511,6 +559,7 @@ def _drop_index_by_generated_name(original: Callable) -> Callable:
     return drop_index
 
 
+@written_for("5f2b4236924fffd7")
 def _inc_of_a_long_is_a_long(original: Callable) -> Callable:
     from bson.int64 import Int64
 
@@ -533,25 +582,26 @@ def _inc_of_a_long_is_a_long(original: Callable) -> Callable:
 
 
 def _absorb_mongomock() -> None:
-    from mongomock.aggregate import _Parser
-    from mongomock.collection import BulkOperationBuilder, Collection
-
-    _patch(_Parser, "_parse_basic_expression", _array_literals_evaluated)
-
-    _patch(Collection, "create_index", _keys_as_pairs)
-    _patch(Collection, "index_information", _information_as_pairs)
     from mongomock import collection as mongomock_collection
+    from mongomock.aggregate import _Parser
+    from mongomock.collection import BulkOperationBuilder, Collection, Cursor
 
-    if not getattr(mongomock_collection._updaters["$inc"], _PATCHED, False):
-        replacement = functools.wraps(mongomock_collection._updaters["$inc"])(
-            _inc_of_a_long_is_a_long(mongomock_collection._updaters["$inc"]))
-        setattr(replacement, _PATCHED, True)
-        mongomock_collection._updaters["$inc"] = replacement
-    _patch(BulkOperationBuilder, "add_update", _accepts_no_sort)
-    _patch(BulkOperationBuilder, "add_replace", _accepts_no_sort)
-    from mongomock.collection import Cursor
-
-    _patch(Cursor, "__getitem__", _empty_slice_is_empty)
+    patches = [
+        (_Parser, "_parse_basic_expression", _array_literals_evaluated),
+        (Collection, "create_index", _keys_as_pairs),
+        (Collection, "index_information", _information_as_pairs),
+        (BulkOperationBuilder, "add_update", _accepts_no_sort),
+        (BulkOperationBuilder, "add_replace", _accepts_no_sort),
+        (Cursor, "__getitem__", _empty_slice_is_empty),
+    ]
+    _check("mongomock", patches)
+    inc = mongomock_collection._updaters["$inc"]
+    if not getattr(inc, _PATCHED, False):
+        check_replaced(inc, _inc_of_a_long_is_a_long, "mongomock", "collection._updaters['$inc']")
+    for owner, name, make in patches:
+        _patch(owner, name, make, "mongomock")
+    if not getattr(inc, _PATCHED, False):
+        mongomock_collection._updaters["$inc"] = _ours(functools.wraps(inc)(_inc_of_a_long_is_a_long(inc)))
 
 
 _ABSORB = {"mongoeco": _absorb_mongoeco, "mongomock": _absorb_mongomock}

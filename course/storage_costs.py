@@ -42,12 +42,17 @@ SMALL_CHANGE = b"\x01\x00\x00\x00"  #: the new int32 value of ``views``: a 4-byt
 
 
 def available() -> tuple[bool, str]:
-    """``(True, version)`` when the ``wiredtiger`` bindings import, else ``(False, what to do)``."""
+    """``(True, version)`` when the ``wiredtiger`` bindings import, else ``(False, why and what to do)``: still
+    being built (by make lab, in the background, N s so far), a failed build, or swig missing."""
+    import importlib
+
+    importlib.invalidate_caches()  # a build that finished since this kernel started is found
     try:
         import wiredtiger
     except ImportError:
-        return False, ("the wiredtiger package is not installed: `pip install -e '.[storage]'` builds it "
-                       "(about 3 minutes; it needs a C compiler and swig)")
+        from course.storage_build import not_ready_reason
+
+        return False, not_ready_reason()
     return True, wiredtiger.wiredtiger_version()[0]
 
 

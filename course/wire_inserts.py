@@ -27,7 +27,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from course.patch_check import written_for
 
+
+@written_for("0cf8f18e356f6ec8")  # the source digest of mongoeco 4.11's function it replaces
 def inserts_in_one_batch(original: Callable) -> Callable:
     """``command_insert`` of mongoeco's ``DatabaseAdminWriteCommandService``, batched (see the module docstring)."""
 
@@ -69,6 +72,7 @@ def _shifted(result: Any, done: int) -> Any:
     return dataclasses.replace(result, count=result.count + done, write_errors=errors or result.write_errors)
 
 
+@written_for("1fb2ba1532c565aa")  # the source digest of mongoeco 4.11's function it replaces
 def single_inserts_by_lookup(original: Callable) -> Callable:
     """``MemoryEngine._ensure_unique_indexes`` without the pass over the collection for ObjectId and str ``_id``s."""
     from course.id_lookups import equal_only_by_key
