@@ -43,6 +43,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address-space limit of each learner's kernel, 0 for none (default: 2048)")
     grade.add_argument("--max-output-kb", type=int, default=1000, metavar="KB",
                        help="output kept per notebook; the rest is cut (default: 1000)")
+    grade.add_argument("--max-write-mb", type=int, default=256, metavar="MB",
+                       help="what one notebook's functions may write through the checks' database; a write past "
+                            "it is refused and the exercise is an error (default: 256)")
+    grade.add_argument("--command-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="time one command a learner function sends may run in the checks' database (at most "
+                            "--timeout); past it, with a grace of 5 s, the notebook's grading is stopped (default: 30)")
+    grade.add_argument("--grader-memory-mb", type=int, default=4096, metavar="MB",
+                       help="address-space limit of the process that grades one notebook, its checks' engine "
+                            "included; 0 for none (default: 4096)")
     grade.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                        help="notebooks graded at once (default: the number of cores)")
     grade.add_argument("--force", action="store_true",
@@ -57,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--key-file", type=Path, default=None, metavar="FILE",
                        help="secret key for the result files' MACs (default: OUT/.grader-key)")
 
-    commands.add_parser("doctor", help="show the backend, versions and capabilities")
+    commands.add_parser("doctor", help="show the Python, backend, sandbox, WiredTiger, the system prerequisites "
+                                       "missing (what each costs, how to install it), then versions and capabilities")
 
     work = commands.add_parser("work", help="copy labs/ into your own work folder (never overwrites)")
     work.add_argument("--labs", type=Path, default=Path("labs"), help="the course's labs (default labs/)")
@@ -143,10 +153,12 @@ def run_grade(args: argparse.Namespace) -> int:
 
     problems = [f"{flag} must be positive" for flag, value in
                 (("--timeout", args.timeout), ("--notebook-timeout", args.notebook_timeout),
-                 ("--max-output-kb", args.max_output_kb), ("--jobs", args.jobs if args.jobs is not None else 1))
+                 ("--max-output-kb", args.max_output_kb), ("--jobs", args.jobs if args.jobs is not None else 1),
+                 ("--max-write-mb", args.max_write_mb), ("--command-timeout", args.command_timeout))
                 if value <= 0]
-    if args.memory_mb < 0:
-        problems.append("--memory-mb must be 0 (no limit) or positive")
+    for flag, value in (("--memory-mb", args.memory_mb), ("--grader-memory-mb", args.grader_memory_mb)):
+        if value < 0:
+            problems.append(f"{flag} must be 0 (no limit) or positive")
     if args.lab is not None:
         from course.lessons import MODULES
 
@@ -166,7 +178,9 @@ def run_grade(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
-                    memory_mb=args.memory_mb, max_output_bytes=args.max_output_kb * 1000)
+                    memory_mb=args.memory_mb, max_output_bytes=args.max_output_kb * 1000,
+                    write_mb=args.max_write_mb, command_seconds=min(args.command_timeout, args.timeout),
+                    grader_memory_mb=args.grader_memory_mb)
     try:
         report = grade_class(args.submissions, args.out, args.timeout,
                              progress=lambda line: print(line, file=sys.stderr, flush=True),
@@ -182,7 +196,8 @@ def run_grade(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    """``course doctor``: describe the environment."""
+    """``course doctor``: describe the environment (exit 1 when the backend cannot be opened or the course's
+    patches do not fit the installed release)."""
     from course.doctor import report
 
     code, text = report()

@@ -45,7 +45,9 @@ class LearnerRaised(Exception):
     """
 
     def __init__(self, type_name: str, message: str, type_names: tuple[str, ...] = ()):
-        super().__init__(f"{type_name}: {message}" if message else type_name)
+        # Exception's own __init__, not the next class's: the grader mixes this class with the exception's
+        # own (a pymongo BulkWriteError takes a reply document, not a message)
+        Exception.__init__(self, f"{type_name}: {message}" if message else type_name)
         self.type_name = type_name
         self.message = message
         self.type_names = tuple(type_names) or (type_name,)
@@ -56,11 +58,31 @@ class LearnerRaised(Exception):
         if isinstance(error, LearnerRaised):
             return error
         names = tuple(klass.__name__ for klass in type(error).__mro__ if klass is not object)
-        return cls(type(error).__name__, str(error), names)
+        return cls(type(error).__name__, plain_message(error), names)
 
     def is_a(self, type_name: str) -> bool:
         """True when the raised exception is ``type_name`` or a subclass of it."""
         return type_name in self.type_names
+
+
+class GradingLimit(Exception):
+    """A limit of the grader was reached while the learner's code ran (it wrote too much through the checks'
+    database, or a command it sent would not stop): the assertion is an ``error`` with this reason."""
+
+
+#: what a hidden check shows of an exception the learner's code raised (its message could hold the check's data)
+HIDDEN_RAISED = "(a hidden check's data is never shown: run the visible checks, or call it yourself with data of " \
+                "your own, to see the message)"
+
+
+def plain_message(error: BaseException) -> str:
+    """What ``error`` says, without the ``, full error: {...}`` reply document pymongo appends to its
+    server errors (the server's own words stay; the rest is the driver's dump, not a message)."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails says nothing
+        return ""
+    return text.split(", full error: ")[0] if type(error).__module__.startswith("pymongo") else text
 
 
 class LearnerCodeError(Exception):
@@ -180,6 +202,7 @@ class Exercise:
 
     def __init__(self, lab: "Lab"):
         self.lab = lab
+        self._raised: list[LearnerRaised] = []  #: what the learner's code raised in the assertion running now
         self._hints_shown = 0
 
     # ---- declared assertions -------------------------------------------------
@@ -227,13 +250,14 @@ class Exercise:
             raise Incorrect(f"{name} should be a function, but it is a {type(function).__name__}")
         try:
             value = function(*args, **kwargs)
-        except (NotAttempted, Incorrect):
+        except (NotAttempted, Incorrect, GradingLimit):
             raise
         except Exception as error:  # the learner's code failed (or raised on purpose)
             if engine_cannot(error):
                 raise Unsupported(feature=f"a feature {self.lab.backend.name} does not implement "
                                           f"({str(error).strip().splitlines()[0][:160]})") from error
             raised = LearnerRaised.from_exception(error)
+            self._raised.append(raised)
             if expect_raise:
                 return raised
             raise LearnerCodeError(f"{name}(...) raised {raised}", raised) from error
@@ -263,7 +287,12 @@ class Exercise:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted = " or ".join(k.__name__ for k in kinds)
         hint = f", for example {example}" if example else ""
-        raise Incorrect(f"{name} should be a {wanted}{hint}; got a {type(value).__name__}: {value!r:.80}")
+        got = type(value).__name__
+
+        def a(word: str) -> str:
+            return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+        raise Incorrect(f"{name} should be {a(wanted)}{hint}; got {a(got)}: {value!r:.80}")
 
     # ---- evaluation -----------------------------------------------------------
     def evaluate(self, namespace: Mapping[str, Any], *, include_hidden: bool) -> Result:
@@ -299,7 +328,10 @@ class Exercise:
         return [c for c in capabilities if not self.lab.backend.supports(c)]
 
     def _run(self, assertion: Assertion, answers: Answers) -> Outcome:
+        self._raised = []
         def outcome(status: Status, message: str = "", points: float = 0.0) -> Outcome:
+            if assertion.hidden and status is not Status.CORRECT:
+                message = self._without_raised(message)
             return Outcome(assertion.name, status, points, assertion.points, message, assertion.hidden,
                            assertion.requirement)
 
@@ -313,16 +345,30 @@ class Exercise:
         except NotAttempted as pending:
             return outcome(Status.NOT_ATTEMPTED, f"{pending} still returns ____: write your code there")
         except LearnerCodeError as error:
+            if assertion.hidden and error.raised is not None:
+                return outcome(Status.ERROR, f"{str(error).split('(...)')[0]}(...) raised "
+                                             f"{error.raised.type_name} {HIDDEN_RAISED}")
             return outcome(Status.ERROR, str(error))
+        except GradingLimit as limit:
+            return outcome(Status.ERROR, str(limit))
         except Unsupported as lacking_here:
             return outcome(Status.UNSUPPORTED, lacking_here.reason or self._needs_feature(lacking_here.feature))
         except Exception as error:  # anything else: a wrong shape the assertion did not foresee
             if engine_cannot(error):
                 return outcome(Status.UNSUPPORTED, self._needs_feature(
                     f"a feature {self.lab.backend.name} does not implement ({str(error).splitlines()[0][:160]})"))
-            return outcome(Status.ERROR, f"your answer could not be checked ({assertion.name.lower()}): "
-                                         f"{type(error).__name__}: {error}")
+            detail = f"{type(error).__name__}" if assertion.hidden else f"{type(error).__name__}: {error}"
+            return outcome(Status.ERROR, f"your answer could not be checked ({assertion.name.lower()}): {detail}")
         return outcome(Status.CORRECT, points=assertion.points)
+
+    def _without_raised(self, message: str) -> str:
+        """``message`` with the text of every exception the learner's code raised in this assertion cut out:
+        a hidden check's message may name what was raised, never what it said."""
+        for raised in self._raised:
+            for text in {raised.message, repr(raised.message)}:
+                if len(text) >= 3 and text in message:
+                    message = message.replace(text, "...")
+        return message
 
     def _needs_short(self, capabilities: Iterable[Capability]) -> str:
         return "needs " + ", ".join(sorted(str(c) for c in capabilities))
@@ -331,8 +377,9 @@ class Exercise:
         return self._needs_feature(", ".join(sorted(str(c) for c in capabilities)))
 
     def _needs_feature(self, feature: str) -> str:
-        return (f"needs {feature}, which {self.lab.backend.name} lacks: "
-                f"use Python >= 3.13 (mongoeco) or a MongoDB server to check this")
+        where = "Python >= 3.13 (mongoeco) or a MongoDB server" if self.lab.backend.name == "mongomock" \
+            else "a MongoDB server (MONGODB_URI)"
+        return f"needs {feature}, which {self.lab.backend.name} lacks: {where} can check this"
 
     def _unchecked(self, outcomes: tuple[Outcome, ...]) -> tuple[str, ...]:
         """The requirements some of whose assertions could not run here, each with what it needs."""

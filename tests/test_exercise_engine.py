@@ -194,3 +194,41 @@ def test_lab_exposes_exercises_by_number(make_lab):
     assert lab.q1.id == "01.1" and lab.exercise(6).id == "01.6"
     with pytest.raises(AttributeError, match="no 01.42"):
         lab.q42
+
+
+class Quoting(Double):
+    """Its hidden check quotes what the learner's function raised, as an author might."""
+
+    id = "01.7"
+
+    @hidden(points=1, checks="doubles")
+    def quotes_the_raise(self, answer):
+        """Refuses a string"""
+        raised = self.raised("double", answer.double, "SECRET-INPUT-42")
+        if raised is None or not raised.is_a("TypeError"):
+            raise Incorrect(f"double('...') should raise TypeError, not {raised}")
+
+
+def test_a_hidden_check_shows_what_the_learner_raised_by_its_type_only(lab):
+    def leaky(x):
+        raise ValueError(f"I was given {x!r}")
+
+    result = Double(lab).evaluate({"double": leaky}, include_hidden=True)
+    shown = {outcome.name: outcome.message for outcome in result.outcomes}
+    assert "I was given 2" in shown["Doubles 2"]  # visible: the learner has that data
+    assert "ValueError" in shown["Doubles negative numbers"] and "-3" not in shown["Doubles negative numbers"]
+    assert "I was given" not in shown["Doubles negative numbers"]
+    quoted = Quoting(lab).evaluate({"double": leaky}, include_hidden=True)
+    message = next(o.message for o in quoted.outcomes if o.name == "Refuses a string")
+    assert "ValueError" in message and "SECRET-INPUT-42" not in message and "I was given" not in message
+
+
+def test_a_grading_limit_is_the_assertions_error_whatever_the_learner_catches(lab):
+    from course.exercise import GradingLimit
+
+    def writes_too_much(x):
+        raise GradingLimit("double: this notebook's functions wrote more than 256 MiB")
+
+    result = Double(lab).evaluate({"double": writes_too_much}, include_hidden=True)
+    assert result.status is Status.ERROR
+    assert all("more than 256 MiB" in o.message for o in result.outcomes if o.status is Status.ERROR)

@@ -280,6 +280,19 @@ def test_verdicts_prefer_the_answer_cells_own_error_and_explain_missing_results(
     assert "answer cell missing" in missing.message
 
 
+def test_an_answer_cell_stopped_by_the_kernels_engine_needs_a_feature_it_is_not_wrong(fake_lab):
+    _, exercises = lab_exercises("99")
+    nb = notebook(code("a", "exercise:99.1"), code("b", "exercise:99.2"))
+    gap = ["Traceback (most recent call last)", "  File \"/venv/site-packages/mongomock/aggregate.py\", line 9",
+           "NotImplementedError: $merge"]
+    mine = ["Traceback (most recent call last)", "  File \"/tmp/ipykernel_1/42.py\", line 3", "NotImplementedError"]
+    nb.cells[0].outputs = [nbformat.v4.new_output("error", ename="NotImplementedError", evalue="$merge", traceback=gap)]
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="NotImplementedError", evalue="", traceback=mine)]
+    first, second = verdicts(nb, {"99.1": 0, "99.2": 1}, exercises[:2], Execution())
+    assert first.status is Status.UNSUPPORTED and "$merge" in first.message and first.max_score == 0
+    assert second.status is Status.ERROR  # the learner's own NotImplementedError is the learner's
+
+
 def test_find_submissions_by_file_folder_of_learners_and_flat_folder(tmp_path):
     (tmp_path / "class" / "ann").mkdir(parents=True)
     (tmp_path / "class" / "ann" / "01-a.ipynb").write_text("{}")

@@ -96,3 +96,45 @@ def test_a_callback_gets_plain_data_only(tmp_path, monkeypatch):
             found["passes_a_function_back"]([], sleep=got.append, log=got.append)
     assert got == []  # the check's log never received the learner's function
     assert "malformed callback" in raised.value.message
+
+
+def tidies_in_place(product, tags, extra=None):
+    """A learner's function that changes the dict and list it is given (and a keyword one), then raises."""
+    product["name"] = product["name"].strip()
+    product.pop("draft", None)
+    tags.append("checked")
+    if extra is not None:
+        extra.clear()
+    if product["name"] == "boom":
+        raise ValueError("refused")
+    return True
+
+
+def test_a_learner_function_that_changes_its_arguments_is_seen_changing_them(tmp_path, monkeypatch):
+    product, tags, extra = {"name": " lamp ", "draft": True}, ["new"], {"a": 1}
+    kept = {"untouched": [1, 2]}
+    with linked(tmp_path, monkeypatch, tidies_in_place=tidies_in_place) as found:
+        assert found["tidies_in_place"](product, tags, extra=extra) is True
+        assert product == {"name": "lamp"} and tags == ["new", "checked"] and extra == {}
+        failing = {"name": "boom", "draft": 1}
+        with pytest.raises(LearnerRaised):
+            found["tidies_in_place"](failing, [], extra=kept)
+    assert failing == {"name": "boom"} and kept == {}  # changed before it raised: seen all the same
+
+
+def inserts_twice(documents):
+    """A learner's function whose insert_many meets a duplicate key (a BulkWriteError with its details)."""
+    import pymongo.errors
+
+    raise pymongo.errors.BulkWriteError({"writeErrors": [{"index": 1, "code": 11000, "errmsg": "E11000 dup"}],
+                                         "nInserted": 1})
+
+
+def test_a_driver_error_crosses_with_its_type_code_and_details(tmp_path, monkeypatch):
+    import pymongo.errors
+
+    with linked(tmp_path, monkeypatch, inserts_twice=inserts_twice) as found:
+        with pytest.raises(pymongo.errors.BulkWriteError) as raised:
+            found["inserts_twice"]([{"_id": 1}, {"_id": 1}])
+    assert raised.value.details["writeErrors"][0]["code"] == 11000 and raised.value.details["nInserted"] == 1
+    assert isinstance(raised.value, LearnerRaised) and raised.value.type_name == "BulkWriteError"

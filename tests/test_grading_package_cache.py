@@ -85,3 +85,26 @@ def test_an_unsafe_copy_is_refused_and_not_kept(checkout, monkeypatch):
     with pytest.raises(HandoutError, match="not safe"):
         package_cache.cached_learner_package(checkout.root)
     assert not [p for p in package_cache.cache_folder().iterdir()]
+
+
+@pytest.mark.parametrize("tamper", ["change", "add", "remove", "pyc"])
+def test_a_kept_copy_that_differs_from_its_manifest_is_made_again_and_the_run_says_so(checkout, tamper):
+    first = package_cache.cached_learner_package(checkout.root)
+    target = first / "lessons" / "lesson01.py"
+    if tamper == "change":
+        target.write_text("ANSWER = 1\nimport os  # planted by an unsandboxed notebook\n")
+    elif tamper == "add":
+        (first / "sitecustomize.py").write_text("print('planted')\n")
+    elif tamper == "remove":
+        target.unlink()
+    else:
+        pyc = next(first.rglob("__pycache__/lesson01.*.pyc"))
+        pyc.write_bytes(pyc.read_bytes() + b"planted")
+    before = len(package_cache.REPAIRED)
+    second = package_cache.cached_learner_package(checkout.root)
+    assert second == first and len(checkout.calls) == 2
+    assert len(package_cache.REPAIRED) == before + 1 and "did not match its manifest" in package_cache.REPAIRED[-1]
+    assert target.read_text() == "ANSWER = 1\n" and not (first / "sitecustomize.py").exists()
+    assert package_cache.differences(first.parent) == []
+    package_cache.cached_learner_package(checkout.root)
+    assert len(checkout.calls) == 2 and len(package_cache.REPAIRED) == before + 1  # whole again: reused

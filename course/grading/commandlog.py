@@ -1,7 +1,8 @@
 """The server-side command log: wire commands, decoded into the calls a recording wrapper logs.
 
 The relay (:mod:`course.grading.relay`) sees the commands the learner's code
-sent; :func:`operations` turns one command into ``(kind, collection, method,
+sent, read by :mod:`course.grading.wire_commands` as the server reads them (so a
+generic argument put first hides no read from the log); :func:`operations` turns one command into ``(kind, collection, method,
 args, kwargs)`` tuples in pymongo's terms (``update`` with one statement is
 ``update_one``, ``findAndModify`` is ``find_one_and_update``, an ``aggregate``
 that counts is ``count_documents``), and :class:`CommandLog` feeds them to the
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import threading
 from typing import Any
+
+from course.grading.wire_commands import command_name
 
 Operation = tuple[str, str, str, tuple, dict]  #: (kind, collection, method, args, kwargs)
 _READ_COMMANDS = {"find": "find", "count": "count_documents", "distinct": "distinct",
@@ -30,7 +33,7 @@ def _is_count(pipeline: Any) -> bool:
 
 def operations(body: dict, sequences: dict[str, list[dict]]) -> list[Operation]:
     """The reads and writes one command stands for (empty for commands that are neither)."""
-    command = next(iter(body), "")
+    command = command_name(body)
     target = body.get(command)
     name = target if isinstance(target, str) else ""
     if command in _READ_COMMANDS:

@@ -10,6 +10,8 @@ loop of its own (a daemon thread).  Two roads lead to it:
   relays of the worker's sandboxes connect to (:mod:`course.grading.relay`):
   learner functions reach the data there, command by command, as before.
 
+A grading process (:mod:`course.grading.isolation`) starts one host for its
+one notebook, so nothing an earlier notebook did to an engine is there.
 Every command of both roads runs on the one loop, so the engine never sees
 two at once (a relay's race callback may write while a learner call waits).
 The course's quirk fixes are applied first (:func:`course.quirks.absorb`), as
@@ -24,6 +26,7 @@ from typing import Any
 
 START_TIMEOUT = 60  #: seconds the engine and its wire server may take to start
 STOP_TIMEOUT = 10  #: seconds they may take to stop
+CALL_TIMEOUT = 300  #: seconds one call of the checks' own client may wait for the engine
 
 
 def _loop_bound_runner(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> Any:
@@ -40,7 +43,16 @@ def _loop_bound_runner(loop: asyncio.AbstractEventLoop, thread: threading.Thread
             return super().run(awaitable, inline=inline)
 
         def _run_direct(self, awaitable: Any) -> Any:
-            return asyncio.run_coroutine_threadsafe(_awaited(awaitable), loop).result()
+            future = asyncio.run_coroutine_threadsafe(_awaited(awaitable), loop)
+            try:
+                return future.result(CALL_TIMEOUT)
+            except TimeoutError:
+                from course.grading.isolation import abort
+
+                reason = (f"the checks' engine did not answer the checks for {CALL_TIMEOUT:g} s (busy with "
+                          f"something this notebook's functions left it?)")
+                abort(reason)  # in a grading process: it ends here
+                raise TimeoutError(reason) from None
 
         _run_inline_direct = _run_direct
 

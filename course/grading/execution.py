@@ -26,6 +26,9 @@ DEFAULT_TIMEOUT = 120
 DEFAULT_NOTEBOOK_TIMEOUT = 1800
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_MAX_OUTPUT = 1_000_000
+DEFAULT_WRITE_MB = 256  #: what a notebook's functions may write through the checks' relay
+DEFAULT_COMMAND_SECONDS = 30  #: how long one command a learner function sends may run in the checks' engine
+DEFAULT_GRADER_MEMORY_MB = 4096  #: the address space of the process that grades one notebook
 AGENT_GRACE = 10.0  #: seconds the kernel has to end the grader's request once grading is done
 KERNEL_DIED = "the kernel died (the code crashed the Python process, exited it, or ran out of memory)"
 
@@ -38,6 +41,9 @@ class Limits:
     notebook_timeout: float = DEFAULT_NOTEBOOK_TIMEOUT  #: seconds for the whole notebook
     memory_mb: int = DEFAULT_MEMORY_MB  #: the kernel's address space (0: unlimited)
     max_output_bytes: int = DEFAULT_MAX_OUTPUT  #: captured output kept per notebook
+    write_mb: int = DEFAULT_WRITE_MB  #: bytes (MiB) learner functions may write through the checks' relay
+    command_seconds: float = DEFAULT_COMMAND_SECONDS  #: time one relayed command may take
+    grader_memory_mb: int = DEFAULT_GRADER_MEMORY_MB  #: the notebook's grading process (0: unlimited)
 
 
 @dataclass
@@ -82,6 +88,18 @@ def raised(cell: Any) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             return f"{output.get('ename', 'Exception')}: {output.get('evalue', '')}".rstrip(": ")
+    return ""
+
+
+def engine_gap(cell: Any) -> str:
+    """The message when ``cell`` ended in a NotImplementedError raised inside mongomock or mongoeco (the
+    kernel's backend lacks a feature: not the learner's mistake), else ""."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error" and output.get("ename") == "NotImplementedError":
+            frames = [line for line in output.get("traceback", []) if isinstance(line, str) and "File " in line]
+            if frames and any(part in frames[-1] for part in ("/mongomock/", "/mongoeco/")):
+                return str(output.get("evalue", "")).strip().splitlines()[0][:160] if output.get("evalue") else \
+                    "a feature it does not implement"
     return ""
 
 

@@ -10,7 +10,11 @@ the course makes a new one.  It is compiled to bytecode there as well, since a
 sandbox sees it read-only and could not write its own.
 
 No sandbox can see the cache folder (it binds only the Python installation,
-the package copy itself and ``data/``, read-only).  A copy is made in a
+the package copy itself and ``data/``, read-only).  A kernel run with
+``--unsandboxed`` can, as it runs as the instructor: so each copy keeps a
+manifest of its files' SHA-256 digests, and every run checks the copy
+against it before any kernel starts; a copy that differs (a file changed,
+added or removed) is made again, and the run says so (:data:`REPAIRED`).  A copy is made in a
 private folder next to its final name and renamed into place whole, so runs
 at once never see half of one; the oldest copies beyond :data:`KEPT` go.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import compileall
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -29,6 +34,8 @@ import course
 
 KEPT = 4  #: copies of the package kept in the cache (one per version of the course)
 COMPLETE = "complete"  #: written last, when the copy is whole and verified
+MANIFEST = "manifest.json"  #: every file of the copy and its SHA-256
+REPAIRED: list[str] = []  #: what this process found wrong with kept copies (and made again)
 
 
 def cache_folder() -> Path:
@@ -60,13 +67,20 @@ def cached_learner_package(root: Path | None = None) -> Path:
     folder = cache_folder()
     final = folder / inputs_digest(root)[:32]
     if (final / COMPLETE).is_file():
-        os.utime(final)  # most recently used: kept longest
-        return final / "course"
+        changed = differences(final)
+        if not changed:
+            os.utime(final)  # most recently used: kept longest
+            return final / "course"
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        REPAIRED.append(f"the kept learners' package {final} did not match its manifest ({shown}); "
+                        f"it was made again")
+        shutil.rmtree(final)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     building = Path(tempfile.mkdtemp(prefix=".building-", dir=folder))
     try:
         package = learner_package(building, root=root)
         compileall.compile_dir(str(package), quiet=2, workers=1)
+        (building / MANIFEST).write_text(json.dumps(_digests(building / "course"), sort_keys=True))
         (building / COMPLETE).write_text(f"course {course.__version__}\n")
         if final.exists() and not (final / COMPLETE).is_file():  # not one this module made whole
             shutil.rmtree(final)
@@ -79,6 +93,27 @@ def cached_learner_package(root: Path | None = None) -> Path:
         shutil.rmtree(building, ignore_errors=True)
     _forget_old(folder, final)
     return final / "course"
+
+
+def _digests(package: Path) -> dict[str, str]:
+    """Every file below ``package`` (its path relative to the copy) and its SHA-256."""
+    return {path.relative_to(package.parent).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(package.rglob("*")) if path.is_file() or path.is_symlink()}
+
+
+def differences(copy: Path) -> list[str]:
+    """The files of the kept ``copy`` that differ from its manifest (changed, added, removed); [] when none."""
+    try:
+        recorded = json.loads((copy / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return [MANIFEST]
+    try:
+        found = _digests(copy / "course")
+    except OSError as error:
+        return [f"unreadable ({error})"]
+    if not isinstance(recorded, dict):
+        return [MANIFEST]
+    return sorted(name for name in set(recorded) | set(found) if recorded.get(name) != found.get(name))
 
 
 def _forget_old(folder: Path, keep: Path) -> None:

@@ -60,7 +60,7 @@ _CLASSES: dict[str, type] = {}
 
 
 def learner_raised(type_name: str, message: str, code: int | None = None,
-                   type_names: tuple[str, ...] = ()) -> LearnerRaised:
+                   type_names: tuple[str, ...] = (), details: dict | None = None) -> LearnerRaised:
     """What a check sees: a LearnerRaised that is also the builtin (or pymongo) exception class of that name.
 
     Only the names and the message crossed; the class here is the grader's own, so ``except TypeError``
@@ -76,7 +76,8 @@ def learner_raised(type_name: str, message: str, code: int | None = None,
     error = cls.__new__(cls)
     LearnerRaised.__init__(error, type_name, message, tuple(type_names) or (type_name,))
     error._message, error._error_labels = message, set()  # what pymongo's error classes read
-    error._OperationFailure__code, error._OperationFailure__details = code, {"errmsg": message, "code": code}
+    error._OperationFailure__code = code
+    error._OperationFailure__details = details if isinstance(details, dict) else {"errmsg": message, "code": code}
     error._OperationFailure__max_wire_version = None
     return error
 
@@ -232,22 +233,73 @@ class RemoteFunction:
                    "kwargs": encoder.encode(dict(kwargs))}
         if databases and self._link.relay is None:
             raise RuntimeError(NO_DATABASE)
-        if self._link.relay is not None:
-            with self._link.relay.call(databases, log):
+        relay = self._link.relay
+        if relay is not None:
+            with relay.call(databases, log):
                 reply = self._link.request(message, callbacks=callbacks)
+            if relay.exceeded or relay.stuck:
+                from course.exercise import GradingLimit
+
+                raise GradingLimit(f"{self.__name__}: {relay.exceeded or relay.stuck}")
         else:
             reply = self._link.request(message, callbacks=callbacks)
+        if isinstance(reply.get("after"), dict):
+            _update_in_place(reply["after"], args, kwargs)
         if "raised" in reply:
             raised = reply["raised"] if isinstance(reply["raised"], dict) else {}
             code = raised.get("code") if type(raised.get("code")) is int else None
             names = raised.get("names") if isinstance(raised.get("names"), list) else []
+            details = raised.get("details")
+            try:
+                details = decode(details) if details is not None else None
+            except ChannelError:
+                details = None
             raise learner_raised(str(raised.get("type", "Exception")), str(raised.get("message", "")), code,
-                                 tuple(str(n) for n in names[:20]))
+                                 tuple(str(n) for n in names[:20]), details)
         if reply.get("interrupted"):
             raise LearnerTimeout("was interrupted")
         if "value" not in reply:
             raise AgentGone(str(reply.get("failed", "the kernel's agent sent no value")))
         return decode(reply["value"], lambda tagged: _rebuild(tagged, self._link))
+
+
+_PLAIN = (str, bytes, int, float, bool, type(None))
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` is plain data all the way down (no collection, function or object of the check's)."""
+    if depth > 50:
+        return False
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(_plain(item, depth + 1) for item in value)
+    return isinstance(value, _PLAIN) or type(value).__module__.split(".")[0] in ("bson", "datetime", "uuid", "decimal")
+
+
+def _update_in_place(after: dict, args: tuple, kwargs: dict) -> None:
+    """Make the check's own dicts, lists and sets passed to a learner function what the function left them.
+
+    Only containers of plain data are updated (a learner's changes reach nothing else of the check's)."""
+    changed = [(args[int(i)], v) for i, v in (after.get("args") or {}).items() if str(i).isdigit() and int(i) < len(args)]
+    changed += [(kwargs[k], v) for k, v in (after.get("kwargs") or {}).items() if k in kwargs]
+    for original, encoded in changed:
+        if type(original) not in (dict, list, set) or not _plain(original):
+            continue
+        try:
+            now = decode(encoded)
+        except ChannelError:
+            continue
+        if type(now) is not type(original) or now == original:
+            continue
+        if isinstance(original, dict):
+            original.clear()
+            original.update(now)
+        elif isinstance(original, list):
+            original[:] = now
+        else:
+            original.clear()
+            original.update(now)
 
 
 def _reference(value: Any, link: AgentLink, log: Any, databases: set[str],

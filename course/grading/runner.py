@@ -14,6 +14,7 @@ the notebook started.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import re
 import shutil
@@ -26,8 +27,8 @@ import nbformat
 
 import course
 from course.grading.execution import (  # noqa: F401 - re-exported for the CLI and batch
-    DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_MB, DEFAULT_NOTEBOOK_TIMEOUT, DEFAULT_TIMEOUT, Execution, Limits, raised,
-    run_notebook, timed_out,
+    DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_MB, DEFAULT_NOTEBOOK_TIMEOUT, DEFAULT_TIMEOUT, Execution, Limits, engine_gap,
+    raised, run_notebook, timed_out,
 )
 from course.grading.remote import NOT_STARTED  # noqa: F401 - re-exported
 from course.notebooks import NotebookError, answer_cells, course_metadata, exercise_ids_of, lab_id_of, read_notebook
@@ -64,13 +65,29 @@ class Graded:
     skipped: str = ""  #: why the notebook was not executed ("" when it was)
     lab_title: str = ""
     flags: list[str] = field(default_factory=list)  #: possible tampering, for the instructor to review
+    keep: bool = True  #: False: the grading process died for a reason outside the notebook (grade it again)
 
 
 def learner_tag(learner: str) -> str:
-    """The database tag for ``learner``: ``[a-z0-9_]``, at most 40 characters, unique by hash."""
-    base = re.sub(r"[^a-z0-9_]+", "_", learner.lower()).strip("_")[:31] or "learner"
-    digest = hashlib.sha256(learner.encode("utf-8")).hexdigest()[:8]
+    """The database tag for ``learner``: ``[a-z0-9_]``, at most 40 characters, unique and unguessable.
+
+    Its last 16 characters are an HMAC of the learner's name under this run's secret
+    (:func:`run_secret`), so no learner can compute a classmate's database names, with or without
+    ``MONGODB_URI``.
+    """
+    import hmac
+
+    base = re.sub(r"[^a-z0-9_]+", "_", learner.lower()).strip("_")[:23] or "learner"
+    digest = hmac.new(run_secret(), learner.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
     return f"{base}_{digest}"
+
+
+@functools.lru_cache(maxsize=1)
+def run_secret() -> bytes:
+    """This grader's random secret (made on first use; forked grading processes share it)."""
+    import secrets
+
+    return secrets.token_bytes(32)
 
 
 def lab_exercises(lab: str, secret: "SecretTests | None" = None) -> tuple[str, list[ExerciseInfo]]:
@@ -140,6 +157,11 @@ def verdicts(notebook: nbformat.NotebookNode, where: dict[str, int], exercises: 
         graded = run.graded.get(info.id)
         if timed_out(answer):
             results.append(error_result(info, "the answer cell ran past the time limit and was interrupted"))
+        elif engine_gap(answer):
+            results.append(Result(info.id, info.title, Status.UNSUPPORTED,
+                                  f"needs a feature the kernel's backend does not implement "
+                                  f"({engine_gap(answer)}): grade with the default backend to check this",
+                                  0.0, 0.0))
         elif raised(answer):
             results.append(error_result(info, f"the answer cell raised {raised(answer)}"))
         elif graded is None:
@@ -291,6 +313,7 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
              limits: Limits, checks: "ChecksDatabase", sandbox: bool, secret_modules: list[Any],
              exercises: list[ExerciseInfo]) -> Execution:
     """Run ``notebook`` in a fresh kernel in a private folder; grade each exercise after its answer cell."""
+    from course.grading.isolation import abort
     from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
     from course.grading.relay import Relay
     from course.grading.remote import AgentLink, grade_exercise
@@ -305,7 +328,8 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
         work, sockets = prepare_folders(root)
         write_notebook(notebook, work / name)  # the kernel's only view of the learner's folder
         if checks.reachable:
-            relay = Relay(str(sockets / "db.sock"), lambda: checks.address)
+            relay = Relay(str(sockets / "db.sock"), lambda: checks.address, write_limit=limits.write_mb * 1024 * 1024,
+                          command_seconds=min(limits.command_seconds, limits.cell_timeout), on_stuck=abort)
         cpu = int(limits.notebook_timeout) + 60
         env = kernel_environment(tag, work, sandbox)
         manager = kernel_manager(work, sockets, env, KernelLimits(

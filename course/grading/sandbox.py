@@ -55,7 +55,7 @@ def sandbox_problem() -> str:
         return f"the sandbox needs Linux (bubblewrap); this is {sys.platform}"
     path = bwrap_path()
     if path is None:
-        return "bubblewrap (bwrap) is not installed: on Debian or Ubuntu, `sudo apt-get install bubblewrap`"
+        return "bubblewrap (bwrap) is not installed: run `make prereqs` (or on Debian or Ubuntu `sudo apt-get install bubblewrap`)"
     try:
         run = subprocess.run([path, *base_arguments(), "--", sys.executable, "-I", "-c", "pass"],
                              capture_output=True, timeout=60)

@@ -14,11 +14,15 @@ that defines functions decorated with :func:`hidden_for`::
 
 Each function receives the exercise (``exercise.lab.db``, ``exercise.call``,
 ``exercise.expect_type`` ...) and the learner's answers by name, exactly like
-the package's ``@hidden`` assertions, and runs in the learner's kernel right
-after the exercise's answer cell.  It passes by returning and fails by raising
+the package's ``@hidden`` assertions, and runs in the grader (never in the
+learner's kernel, which never sees the file) right after the exercise's answer
+cell: a learner function it calls runs in the kernel, through the agent, on
+the data the test hands it.  It passes by returning and fails by raising
 :class:`~course.exercise.Incorrect`.  Its first docstring line is its
 description; the description and the failure message are all that feedback,
-gradebook and summary show, never the code.
+gradebook and summary show, never the code.  What the learner's code raised
+while a secret (or any hidden) test ran is shown by its type only, never its
+message, which could repeat the test's data.
 """
 
 from __future__ import annotations
