@@ -5,15 +5,20 @@ page, but the server still walks every skipped index key: page 50 of 20 costs
 1,000 keys to return 20.  A keyset page asks instead for the entries *after*
 the last one shown (``name > last_name``, ties broken by ``_id``), so every
 page costs about ``size`` keys, however deep, at the price of "next page"
-links instead of page numbers.  :func:`keys_examined` reads the cost from a
+links instead of page numbers.  Both need an index that serves the filter and the
+whole sort, ``(category, name, _id)``.  :func:`keys_examined` reads the cost from a
 server's ``explain("executionStats")``; an embedded engine has no planner, so
-there it gives the count a server's index scan makes, labelled as simulated.
+there it gives the count a server makes with the indexes the collection has
+(none: a collection scan; one that does not give the sort: every matching key,
+then an in-memory sort), labelled as simulated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+from course.plans import plan_for
 
 LISTING = {"name": 1, "price_pence": 1}
 ORDER = [("name", 1), ("_id", 1)]
@@ -44,10 +49,11 @@ class Cost:
 
     keys: int
     source: str  #: "server explain" or "simulated"
+    plan: str = ""  #: when no index gives the page in order: the plan a server would run instead
 
     def __str__(self) -> str:
-        note = "" if self.source == "server explain" else "  [simulated: what a server's index scan examines]"
-        return f"{self.keys:,} index keys examined{note}"
+        text = f"{self.keys:,} index keys examined" + (f", {self.plan}" if self.plan else "")
+        return text if self.source == "server explain" else f"{text}  [simulated: what a server examines]"
 
 
 def keys_examined(products: Any, backend: Any, query: Mapping[str, Any], skip: int, limit: int) -> Cost:
@@ -57,4 +63,10 @@ def keys_examined(products: Any, backend: Any, query: Mapping[str, Any], skip: i
         stats = cursor.explain().get("executionStats", {})
         return Cost(int(stats.get("totalKeysExamined", 0)), "server explain")
     matching = products.count_documents(dict(query))
+    plan = plan_for(products, backend, {"category": query.get("category")}, ORDER)
+    if plan.stage != "IXSCAN":
+        return Cost(0, "simulated", "a collection scan instead: every document read, then sorted in memory")
+    if plan.in_memory_sort:
+        return Cost(matching, "simulated", f"{plan.index} does not give the order: every matching key, then an "
+                                           "in-memory sort")
     return Cost(min(skip + limit, matching) + (1 if skip + limit < matching else 0), "simulated")

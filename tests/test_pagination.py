@@ -23,8 +23,26 @@ def test_keyset_pages_equal_skip_pages_to_the_end(make_lab, backend):
 def test_deep_skip_examines_every_skipped_key(make_lab, backend):
     products = make_lab("01").scratch().products
     products.insert_many(catalog_products(n=300, seed=7))
+    products.create_index([("category", 1), ("name", 1), ("_id", 1)])
     shallow = keys_examined(products, backend, {"category": "kitchen"}, 0, 10)
     deep = keys_examined(products, backend, {"category": "kitchen"}, 40, 10)
     assert deep.keys > 4 * shallow.keys - 5
     after = {"name": "M", "_id": 0}
     assert keyset_filter("kitchen", after)["$or"][1] == {"name": "M", "_id": {"$gt": 0}}
+
+
+def test_simulated_cost_models_only_the_indexes_there(make_lab, backend):
+    """Without an index the pages are a collection scan; (category, name) alone leaves the _id tie-break
+    to an in-memory sort; (category, name, _id) walks one page of keys."""
+    if backend.name == "server":
+        return  # the server's own explain counts there
+    products = make_lab("01").scratch().products
+    products.insert_many(catalog_products(n=300, seed=7))
+    kitchen = products.count_documents({"category": "kitchen"})
+    bare = keys_examined(products, backend, {"category": "kitchen"}, 0, 10)
+    assert bare.keys == 0 and "collection scan" in str(bare), bare
+    products.create_index([("category", 1), ("name", 1)])
+    unsorted = keys_examined(products, backend, {"category": "kitchen"}, 0, 10)
+    assert unsorted.keys == kitchen and "in-memory sort" in str(unsorted), unsorted
+    products.create_index([("category", 1), ("name", 1), ("_id", 1)])
+    assert keys_examined(products, backend, {"category": "kitchen"}, 0, 10).keys == 11

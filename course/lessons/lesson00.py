@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from course.exercise import Exercise, Incorrect, hidden, visible
-from course.lessons.lesson01_reads import document_reads, returned_fields
+from course.lessons.lesson01_reads import document_reads, fields_beyond, returned_documents
 from course.recording import RecordingCollection
 
 TITLE = "Start here"
@@ -20,8 +20,8 @@ SLUG = "start-here"
 #: The lab seeds this many products with this seed.
 PRODUCTS, SEED = 200, 7
 CHEAP_PENCE = 999  #: "£9.99 or less"
-#: what a projection of "the names only" may bring back (_id comes unless excluded)
-NAME_FIELDS = {"_id", "name"}
+#: the field a read may bring back besides the names (it comes unless excluded; a $group's key is there too)
+ID_FIELD = "_id"
 
 
 class CheapGardenCount(Exercise):
@@ -48,7 +48,7 @@ cheap_garden_count = products.count_documents(
         """The answer is an int"""
         value = answer.cheap_garden_count
         if isinstance(value, bool) or not isinstance(value, int):
-            self.expect_type("cheap_garden_count", value, int, "products.count_documents({...})")
+            self.expect_type("cheap_garden_count", value, int, "12")
 
     @visible(points=3, checks="count")
     def counts_the_right_products(self, answer):
@@ -61,11 +61,16 @@ cheap_garden_count = products.count_documents(
                 and value == products.count_documents({"category": "garden", "price_pence": {"$lte": CHEAP_PENCE}}):
             return
         if value == products.count_documents({"category": "garden"}):
-            raise Incorrect("that counts every garden product: add the price condition")
+            raise Incorrect(f"{value!r} is the number of every garden product, whatever its price: the question "
+                            "counts only those at £9.99 or less")
         if value == products.count_documents({"category": "garden", "price_pence": {"$lt": CHEAP_PENCE}}):
-            raise Incorrect("'at most £9.99' includes a price of exactly 999 pence: use $lte, not $lt")
+            exactly = products.count_documents({"category": "garden", "price_pence": CHEAP_PENCE})
+            which = "the garden product" if exactly == 1 else f"the {exactly} garden products"
+            raise Incorrect(f"{value!r} leaves out {which} priced exactly 999 pence: 'at most £9.99' includes "
+                            "£9.99 itself")
         if value == products.count_documents({"price_pence": {"$lte": CHEAP_PENCE}}):
-            raise Incorrect("that counts cheap products in every category: filter on category too")
+            raise Incorrect(f"{value!r} is the number of products at £9.99 or less in every category: the "
+                            "question counts garden products only")
         raise Incorrect(f"{value!r} is not the number of garden products at 999 pence or less "
                         "in the lab's products collection")
 
@@ -111,7 +116,8 @@ class CheapestNames(Exercise):
         "order": "the cheapest first: no product of the category left out is cheaper than one returned",
         "tie": "products of the same price come in _id order, the lower _id first (also at the cut)",
         "limit": "n names when asked for n",
-        "projection": "it asks the database for the names only: the read returns name (and _id) and nothing else",
+        "projection": "it asks the database for the names only: what its read brings back holds the names "
+                      "(and _id) and nothing else",
     }
     hints = (
         "find() with a filter and a projection, then .sort(...) and .limit(n); keep only the names.",
@@ -155,52 +161,60 @@ def cheapest_names(products, category, n=5):
         if isinstance(returned, (str, bytes, dict)) or not all(isinstance(name, str) for name in got):
             shown = next((x for x in got if not isinstance(x, str)), returned)
             raise Incorrect(f"cheapest_names should return a list of names (str), got an item {shown!r:.80}: "
-                            "keep doc[\"name\"] of each document")
+                            "a name is the string itself, not a document that holds it")
 
     def _category(self, answer, category: str, n: int):
         _, _, got, found = self._call_on_tied(answer, category, n)
         for item, product in zip(got, found):
             if product is None or product["category"] != category:
-                raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned {item!r:.60}, "
-                                f"which is not a {category} product: filter on the category")
+                what = f"a {product['category']} product" if product else "not a product of the catalog"
+                raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned {item!r:.60}, {what}: "
+                                f"asked for {category!r}, only products of that category may come back")
 
     def _order(self, answer, category: str, n: int):
         _, _, _, found = self._call_on_tied(answer, category, n)
-        mine = [p for p in found if p is not None and p["category"] == category]
+        mine = [p for p in found if p is not None]  # each judged within its own category
+        call = f"cheapest_names(products, {category!r}, {n})"
         prices = [p["price_pence"] for p in mine]
         if prices != sorted(prices):
-            raise Incorrect(f"cheapest_names(products, {category!r}, {n}): the prices go {prices}: "
-                            "sort on price_pence ascending (1)")
+            raise Incorrect(f"{call}: the prices of the products it names go {prices}, not cheapest first")
         returned = {p["_id"] for p in mine}
-        left_out = [p for p in tied_catalog() if p["category"] == category and p["_id"] not in returned]
-        if mine and left_out and min(p["price_pence"] for p in left_out) < max(prices):
-            raise Incorrect(f"cheapest_names(products, {category!r}, {n}) leaves out a {category} product "
-                            "that is cheaper than one it returns: sort on price_pence ascending (1)")
+        for kind in dict.fromkeys(p["category"] for p in mine):
+            dearest = max((p for p in mine if p["category"] == kind), key=lambda p: p["price_pence"])
+            cheaper = sorted((p for p in tied_catalog() if p["category"] == kind and p["_id"] not in returned
+                              and p["price_pence"] < dearest["price_pence"]), key=lambda p: p["price_pence"])
+            if cheaper:
+                raise Incorrect(f"{call} leaves out {cheaper[0]['name']!r} ({cheaper[0]['price_pence']} pence) "
+                                f"but names {dearest['name']!r} ({dearest['price_pence']} pence): the n cheapest "
+                                "come back, cheapest first")
 
     def _tie(self, answer, category: str, n: int):
         _, _, _, found = self._call_on_tied(answer, category, n)
-        mine = [p for p in found if p is not None and p["category"] == category]
+        mine = [p for p in found if p is not None]  # each judged within its own category
+        call = f"cheapest_names(products, {category!r}, {n})"
         for first, second in zip(mine, mine[1:]):
             if first["price_pence"] == second["price_pence"] and first["_id"] > second["_id"]:
-                raise Incorrect(f"cheapest_names(products, {category!r}, {n}): two products cost "
-                                f"{first['price_pence']} pence and the one with _id {first['_id']} comes before "
-                                f"_id {second['_id']}: break ties on _id ascending")
+                raise Incorrect(f"{call}: two products cost {first['price_pence']} pence and the one with _id "
+                                f"{first['_id']} comes before _id {second['_id']}: at the same price the lower "
+                                "_id comes first")
         if mine:
             last = mine[-1]
             returned = {p["_id"] for p in mine}
-            passed_over = [p for p in tied_catalog() if p["category"] == category and p["_id"] not in returned
-                           and p["price_pence"] == last["price_pence"] and p["_id"] < last["_id"]]
+            passed_over = [p for p in tied_catalog() if p["category"] == last["category"]
+                           and p["_id"] not in returned and p["price_pence"] == last["price_pence"]
+                           and p["_id"] < last["_id"]]
             if passed_over:
-                raise Incorrect(f"cheapest_names(products, {category!r}, {n}): at the cut, _id {last['_id']} "
-                                f"is in and _id {passed_over[0]['_id']} at the same price is out: "
-                                "break ties on _id ascending, inside the sort")
+                raise Incorrect(f"{call}: at the cut, _id {last['_id']} is in and _id {passed_over[0]['_id']} at "
+                                "the same price is out: at the same price the lower _id comes first, also "
+                                "when only one of them fits")
 
     def _limit(self, answer, category: str, n: int):
         _, _, got, _ = self._call_on_tied(answer, category, n)
         wanted = len(_expected(category, n))
         if len(got) != wanted:
             raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned {len(got)} names, "
-                            f"not {wanted}: .limit(n)")
+                            f"not {wanted}: asked for n names it returns n (fewer only when the category has "
+                            "fewer products)")
 
     # -- visible: every requirement, on the tied catalog -----------------------
     @visible(points=1, checks="names")
@@ -210,8 +224,9 @@ def cheapest_names(products, category, n=5):
 
     @visible(points=1, checks="category")
     def only_the_category(self, answer):
-        """Only garden products, when asked for garden"""
+        """Only garden products when asked for garden, only toys when asked for toys"""
         self._category(answer, "garden", 5)
+        self._category(answer, "toys", 2)
 
     @visible(points=2, checks="order")
     def cheapest_first(self, answer):
@@ -235,17 +250,24 @@ def cheapest_names(products, category, n=5):
         reads = document_reads(products.ops())
         if not reads:
             raise Incorrect("cheapest_names should read the products with find() (or aggregate)")
+        names = {p["name"] for p in tied_catalog()}
         for op in reads:
-            extra = sorted(returned_fields(products.wrapped, op) - NAME_FIELDS)
+            extra = fields_beyond(returned_documents(products.wrapped, op), names, allowed=(ID_FIELD,))
             if extra:
-                raise Incorrect(f"its {op.method}() brings back {', '.join(extra)} too: "
-                                "add a projection such as {\"name\": 1} so only the names leave the server")
+                raise Incorrect(f"its {op.method}() brings back {', '.join(extra)} too: the statement asks the "
+                                "database for the names only (and _id), so the rest of each document should "
+                                "stay on the server")
 
     # -- hidden: the same rules on other data ---------------------------------
     @hidden(points=1, checks="tie")
     def tie_at_the_cut(self, answer):
         """A tie that straddles the last place: the lower _id is the one kept"""
         self._tie(answer, "garden", 6)
+
+    @hidden(points=1, checks="category")
+    def kitchen_only(self, answer):
+        """Only kitchen products when asked for kitchen"""
+        self._category(answer, "kitchen", 3)
 
     @hidden(points=1, checks="order")
     def another_category(self, answer):

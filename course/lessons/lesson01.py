@@ -49,7 +49,7 @@ class KettleDocument(Exercise):
     title = "Shape the product document for its reads"
     answers = ("kettle",)
     requirements = {
-        "card": 'kettle is a dict with _id 91, name "Kettle" and category "kitchen"',
+        "card": 'kettle is a dict with _id 91 (an int), name "Kettle" and category "kitchen"',
         "price": "price_pence is an int number of pence: 2499 (not a str, a float or a nested document)",
         "tags": 'tags is an embedded list of the strings "steel" and "1.7l" (in any order)',
         "version": f"schema_version is {CATALOG_SCHEMA_VERSION}, an int",
@@ -85,6 +85,9 @@ kettle = {{
                 raise Incorrect(f"the document has no {field}: the product card reads it from the document itself")
             if doc[field] != wanted or isinstance(doc[field], bool):
                 raise Incorrect(f"{field} should be {wanted!r}, not {doc[field]!r}")
+            if not isinstance(doc[field], type(wanted)):  # 91.0 == 91, but the statement says an int
+                raise Incorrect(f"{field} should be the {type(wanted).__name__} {wanted!r}, not the "
+                                f"{type(doc[field]).__name__} {doc[field]!r}: the catalog's _id is an int")
 
     @visible(points=2, checks="price")
     def price_in_pence(self, answer):
@@ -229,10 +232,11 @@ def search_page(products, category, page, page_size=20):
                                 f"(page 1 of {ALL_OF_IT}) returned {len(ids)}: with {page_size} per page and "
                                 f"page 1 first, page {page} holds {len(wanted)}")
             if got != wanted:
-                where = ids.index(got[0]) + 1 if got and got[0] in ids else None
-                first = f"starts with the listing's product number {where}" if where else "starts elsewhere"
-                raise Incorrect(f"{call} {first}, not number {start + 1}: page 1 starts at 0, "
-                                "skip (page - 1) * page_size")
+                k = next(i for i, (mine, right) in enumerate(zip(got, wanted)) if mine != right)
+                where = ids.index(got[k]) + 1 if got[k] in ids else None
+                shown = f"the listing's product number {where}" if where else "a product the listing does not hold"
+                raise Incorrect(f"{call}: its product {k + 1} is {shown}, but with {page_size} per page and page 1 "
+                                f"first, that place holds the listing's number {start + k + 1}")
 
     @visible(points=1, checks="category")
     def the_category(self, answer):

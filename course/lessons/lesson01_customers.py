@@ -4,7 +4,8 @@ Each requirement is checked on its own data: ``recent_orders`` and the index
 are judged on orders the check inserts itself (so a wrong ``place_order`` costs
 only its own points), and the address bound is tried twice: added one after
 another, and with a competing add injected between a read and a write of the
-learner's code (a guarded single update never reads, so it never meets it).
+learner's code (a guarded single update never reads, so it never meets it), on
+a customer with room for both adds and on one the other add fills.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class CustomerDesign(Exercise):
         "bounded": f"add_address embeds at most MAX_ADDRESSES ({MAX_ADDRESSES}) addresses: True while there is "
                    "room, False once the list is full",
         "atomic": "the bound is enforced in the update that adds the address, so a concurrent add between a read "
-                  "and a write cannot overshoot it (or be lost)",
+                  "and a write cannot overshoot it, be lost, or make yours fail while there is room",
         "unknown": "add_address returns False for an unknown customer and never creates one",
         "own_document": "place_order stores each order as its own document in db.orders, with its fields and "
                         "customer_id",
@@ -139,26 +140,38 @@ def create_order_indexes(db):
         """A customer with one address takes two more, then refuses"""
         self._fills(answer, 1, MAX_ADDRESSES + 1)
 
-    @visible(points=3, checks="atomic")
-    def bound_holds_under_a_race(self, answer):
-        """A competing add between a read and a write neither overshoots the bound nor is lost"""
+    def _race(self, answer, customer_id: int) -> None:
+        """add_address with a competing add injected between a read and a write of the learner's code."""
         db = self._database()
+        start = len(_customer(customer_id).get("addresses", []))
         competing = _address("added meanwhile", 5)
         recorded = RecordingDatabase(db, race=lambda: db.customers.update_one(
-            {"_id": 2}, {"$push": {"addresses": competing}}))
+            {"_id": customer_id}, {"$push": {"addresses": competing}}))
         mine = _address("mine", 6)
-        returned = self.call("add_address", answer.add_address, recorded, 2, mine)
-        stored = db.customers.find_one({"_id": 2}).get("addresses", [])
+        returned = self.call("add_address", answer.add_address, recorded, customer_id, mine)
+        stored = db.customers.find_one({"_id": customer_id}).get("addresses", [])
+        held = f"{start} address" + ("" if start == 1 else "es")
+        race = f"another add arrived between your read of customer {customer_id} ({held}) and your write"
         if len(stored) > MAX_ADDRESSES:
-            raise Incorrect(f"another add arrived between your read of customer 2 (2 addresses) and your update: "
-                            f"it ended with {len(stored)} addresses: check the bound in the update's filter, "
-                            "not in Python")
+            raise Incorrect(f"{race}: the customer ended with {len(stored)} addresses, past MAX_ADDRESSES "
+                            f"({MAX_ADDRESSES}): the length you read was out of date when you wrote")
         if recorded.raced and competing not in stored:
-            raise Incorrect("another add arrived between your read of customer 2 and your write, and your write "
-                            "lost it: $push in a guarded update instead of writing the list back")
+            raise Incorrect(f"{race}, and your write lost it: the stored list no longer holds the other add's "
+                            "address")
+        room = recorded.raced and start + 1 < MAX_ADDRESSES
+        if room and mine not in stored:
+            raise Incorrect(f"{race}, leaving room for one more, and add_address did not add its own address "
+                            f"(it returned {returned!r}): a concurrent add must not make yours fail while there is "
+                            "room")
         if returned is not (mine in stored):
             raise Incorrect(f"add_address returned {returned!r}, but the address was "
                             f"{'' if mine in stored else 'not '}added")
+
+    @visible(points=3, checks="atomic")
+    def bound_holds_under_a_race(self, answer):
+        """A competing add between your read and your write: no overshoot, no add lost, yours still in if room"""
+        self._race(answer, 1)  # room for both adds
+        self._race(answer, 2)  # the other add takes the last place
 
     @visible(points=1, checks="unknown")
     def unknown_customer(self, answer):

@@ -101,7 +101,8 @@ def update_price(products, product_id, price_pence):
                          if k != "price_pence" and before.get(k) != after.get(k))
         if products.raced and after.get("name") != RACE_NAME:
             raise Incorrect(f"another writer renamed the product between your read and your write, and {call} "
-                            "wrote the old name back: send only {'$set': {'price_pence': ...}}")
+                            f"wrote the old name back ({_stored(product_id)['name']!r}): the feed may change the "
+                            "price and nothing else, whatever else happens to the product meanwhile")
         if changed:
             raise Incorrect(f"{call} changed {', '.join(changed)} too: the feed only sends prices")
 

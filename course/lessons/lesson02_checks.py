@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from course.datasets_orders import KIND_COLLECTIONS, UNCLASSIFIED, customers, mixed_records, products, shop
 from course.exercise import LearnerRaised
+from course.sizes import MAX_BSON_SIZE
 
 #: every collection a split of a mixed collection writes to
 SPLIT_COLLECTIONS = (*KIND_COLLECTIONS.values(), UNCLASSIFIED)
@@ -22,6 +23,13 @@ SPLIT_COLLECTIONS = (*KIND_COLLECTIONS.values(), UNCLASSIFIED)
 def raised_by(value: Any) -> LearnerRaised | None:
     """What a learner's function raised, when ``Exercise.call(..., expect_raise=True)`` returned it; else None."""
     return value if isinstance(value, LearnerRaised) else None
+
+
+def said(raised: LearnerRaised) -> str:
+    """What the learner's code raised, for a message: its type and text, without the ``full error: {...}``
+    reply document pymongo appends to a server error."""
+    text = raised.message.split(", full error: ")[0]
+    return f"{raised.type_name}: {text}" if text else raised.type_name
 
 
 def line(product_id: int, qty: int = 1, price_pence: int = 250) -> dict:
@@ -45,10 +53,15 @@ def order(order_id: Any, order_lines: list[dict], customer_id: int = 1) -> dict:
             "lines": copy.deepcopy(order_lines), "total_pence": amount(order_lines)}
 
 
+#: how far past 16 MiB the checks' oversized order goes: well under the 16 KiB of command overhead pymongo
+#: allows before it refuses a document itself, so only a size check before the write stops it
+OVER_THE_CEILING = 1024
+
+
 @functools.cache
 def oversized_line() -> dict:
-    """A line whose note alone is 17 MiB: an order holding it is over the 16 MiB ceiling."""
-    return {**line(1), "note": "x" * (17 * 1024 * 1024)}
+    """A line whose note alone passes 16 MiB by a little: an order holding it is over the ceiling."""
+    return {**line(1), "note": "x" * (MAX_BSON_SIZE + OVER_THE_CEILING)}
 
 
 @functools.cache
@@ -61,6 +74,10 @@ def _products(n: int) -> tuple[dict, ...]:
     return tuple(products(n))
 
 
+#: (customer, copied field, the out-of-date value one of its orders still holds) in 02.3's shop
+STALE_COPIES = ((3, "phone", "07000 300300"), (5, "phone", "07000 500500"))
+
+
 @functools.cache
 def _shop() -> dict[str, tuple[dict, ...]]:
     data = shop(customers_n=6, orders_per_customer=3, products_n=3, seed=9)
@@ -69,6 +86,11 @@ def _shop() -> dict[str, tuple[dict, ...]]:
     for placed in data["orders"]:
         if placed["customer_id"] == 4:
             placed["customer_copy"]["name"] = namesake
+    # a copy an earlier write left out of date (a crash between a customer and its copies): an update path
+    # sets the copies of the fields it changes, so leaving this one and refreshing it can be told apart
+    for customer_id, field, old_value in STALE_COPIES:
+        first = min((o for o in data["orders"] if o["customer_id"] == customer_id), key=lambda o: o["_id"])
+        first["customer_copy"][field] = old_value
     return {name: tuple(docs) for name, docs in data.items()}
 
 
@@ -88,7 +110,8 @@ def seed_products(n: int = 4) -> list[dict]:
 
 
 def seed_shop() -> dict[str, list[dict]]:
-    """A fresh copy of the small shop 02.3 checks on: 6 customers with 3 orders each; 4 and 6 share a name."""
+    """A fresh copy of the small shop 02.3 checks on: 6 customers with 3 orders each; 4 and 6 share a name;
+    an order of customer 3 and one of customer 5 hold an out-of-date phone copy."""
     return {name: copy.deepcopy(list(docs)) for name, docs in _shop().items()}
 
 

@@ -1,7 +1,10 @@
 """Exercise 02.1, orders with their lines: the bounded list embedded, the unbounded one referenced.
 
 place_order and add_line are run against a seeded scratch database; add_line is also run through a
-recording wrapper that injects a competing add_line between a read and a write.
+recording wrapper that injects a competing add_line between a read and a write, on an order with room for
+both (a lost amount, or a compare-and-set that gives up, shows there) and on one the other add fills (an
+overshoot shows there).  The size rule is tried with an order just over 16 MiB, which pymongo itself lets
+through, so only a check before the write (insert_one_checked) refuses it, on every path.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from typing import Any
 from course.datasets_orders import MAX_LINES
 from course.exercise import Exercise, Incorrect, LearnerCodeError, hidden, visible
 from course.lessons.lesson02_checks import (amount, changed_fields, field_difference, line, lines, order,
-                                            oversized_line, raised_by, same, seed_customers, shown, snapshot,
+                                            oversized_line, raised_by, said, same, seed_customers, shown, snapshot,
                                             snapshot_difference, typed)
 from course.recording import RecordingDatabase
+from course.sizes import MAX_BSON_SIZE, bson_size
 
 
 class OrdersWithLines(Exercise):
@@ -28,14 +32,15 @@ class OrdersWithLines(Exercise):
                  f"MAX_LINES ({MAX_LINES}) lines; exactly MAX_LINES lines is allowed",
         "customer": "place_order never writes to the customer (the order references it by customer_id)",
         "size": "place_order writes with insert_one_checked: an order over 16 MiB raises DocumentTooLarge "
-                "and is not stored",
+                "and is neither sent nor stored",
         "add": "add_line pushes the line onto the order's lines, adds qty * price_pence to total_pence, "
                "and returns True",
         "full": "add_line returns False, changing nothing, when the order already holds MAX_LINES lines "
                 "(an order of MAX_LINES - 1 lines still takes one)",
         "missing": "add_line returns False and creates nothing for an order that does not exist",
         "atomic": "add_line changes the lines and the total in one update, so a competing add_line between "
-                  "a read and your write can neither push the order past MAX_LINES nor be lost",
+                  "a read and your write can neither push the order past MAX_LINES, nor be lost (its line or its "
+                  "amount), nor make yours fail while the order has room",
     }
     hints = (
         "An order is read with its lines: embed them as a list in the order document, and store the order "
@@ -89,7 +94,7 @@ def add_line(db, order_id, line):
         raised = raised_by(self.call("place_order", answer.place_order, db, customer_id, order_id,
                                      [dict(item) for item in order_lines], placed_at, expect_raise=True))
         if raised is not None:
-            raise LearnerCodeError(f"{call} raised {raised}", raised)
+            raise LearnerCodeError(f"{call} raised {said(raised)}", raised)
         stored = db.orders.find_one({"_id": order_id})
         if stored is None:
             raise Incorrect(f"after {call}, db.orders holds no document with _id {order_id!r}")
@@ -134,7 +139,7 @@ def add_line(db, order_id, line):
             raise Incorrect(f"add_line(db, {order_id!r}, line) on {situation} raised DuplicateKeyError: the update "
                             "upserted, so when its filter matched nothing it tried to insert a second order with "
                             "that _id. Do not upsert: add_line only changes an order that exists and has room")
-        raise LearnerCodeError(f"add_line(db, {order_id!r}, line) on {situation} raised {raised}", raised)
+        raise LearnerCodeError(f"add_line(db, {order_id!r}, line) on {situation} raised {said(raised)}", raised)
 
     def _expect_accepted(self, returned, stored_before, stored_after, new_line, situation) -> None:
         if returned is not True:
@@ -217,7 +222,8 @@ def add_line(db, order_id, line):
             raised = raised_by(self.call("place_order", answer.place_order, watched, 4, 600 + k, [line(k % 7 + 1)],
                                          10 + k, expect_raise=True))
             if raised is not None:
-                raise LearnerCodeError(f"place_order(db, 4, {600 + k}, <1 line>, {10 + k}) raised {raised}", raised)
+                raise LearnerCodeError(f"place_order(db, 4, {600 + k}, <1 line>, {10 + k}) raised {said(raised)}",
+                                       raised)
         written = sorted({op.method for op in watched.ops() if op.kind == "write" and op.collection == "customers"})
         if written or db.customers.find_one({"_id": 4}) != before:
             raise Incorrect(f"placing {count} orders for customer 4 wrote to db.customers "
@@ -235,20 +241,32 @@ def add_line(db, order_id, line):
         """Forty orders later the customer is still untouched"""
         self._expect_customer_untouched(answer, 40)
 
+    def _expect_too_large(self, answer, order_id, order_lines) -> None:
+        """An order just over 16 MiB, below what pymongo itself refuses: only a check before the write stops it."""
+        db = self._database()
+        watched = RecordingDatabase(db)
+        size = bson_size(order(order_id, order_lines))
+        raised = raised_by(self.call("place_order", answer.place_order, watched, 1, order_id,
+                                     [dict(item) for item in order_lines], 5, expect_raise=True))
+        what = f"an order of about {size:,} bytes of BSON (over 16 MiB, {MAX_BSON_SIZE:,} bytes)"
+        if db.orders.count_documents({"_id": order_id}):
+            raise Incorrect(f"place_order stored {what}: a server refuses any document over 16 MiB, and the "
+                            "statement has place_order refuse it with DocumentTooLarge before it is written")
+        if raised is None:
+            raise Incorrect(f"place_order returned for {what} without raising: the DocumentTooLarge refusal "
+                            "should reach the caller")
+        if not raised.is_a("DocumentTooLarge"):
+            raise Incorrect(f"for {what} place_order raised {raised.type_name}, not DocumentTooLarge: the statement "
+                            "has insert_one_checked refuse it before anything is sent")
+        sent = [f"{op.collection}.{op.method}" for op in watched.ops() if op.kind == "write"]
+        if sent:
+            raise Incorrect(f"place_order sent {what} to the database ({', '.join(sent)}) before it was refused: "
+                            "the statement has insert_one_checked refuse it before anything is sent")
+
     @visible(points=1, checks="size")
     def refuses_an_order_over_16_mib(self, answer):
-        """An order over 16 MiB raises DocumentTooLarge and is not stored"""
-        db = self._database()
-        raised = raised_by(self.call("place_order", answer.place_order, db, 1, 990, [dict(oversized_line())], 5,
-                                     expect_raise=True))
-        stored = db.orders.count_documents({"_id": 990})
-        if raised is None or stored:
-            raise Incorrect("place_order stored an order of over 17 MiB: a server refuses any document over "
-                            "16 MiB; write with insert_one_checked, which raises DocumentTooLarge and writes "
-                            "nothing")
-        if not raised.is_a("DocumentTooLarge"):
-            raise Incorrect(f"an order over 16 MiB should raise DocumentTooLarge (from insert_one_checked), "
-                            f"not {raised.type_name}")
+        """An order just over 16 MiB raises DocumentTooLarge and is not sent"""
+        self._expect_too_large(answer, 990, [oversized_line()])
 
     # ---- add_line -------------------------------------------------------------
     @visible(points=1, checks="add")
@@ -330,10 +348,9 @@ def add_line(db, order_id, line):
             raise Incorrect(f"add_line made {len(writes)} writes ({made}): a reader between two writes sees the "
                             "line without its amount; change the lines and the total together in one update")
 
-    @visible(points=2, checks="atomic")
-    def concurrent_add_line(self, answer):
-        """Another add_line lands between your read and your write: the bound holds and no line is lost"""
-        db = self._database(order(6, lines(MAX_LINES - 1)))
+    def _race(self, answer, start: int) -> None:
+        """add_line on an order of ``start`` lines, another add_line injected between a read and a write."""
+        db = self._database(order(6, lines(start)))
         theirs = line(800, 1, 100)
 
         def competing_add_line():
@@ -342,23 +359,33 @@ def add_line(db, order_id, line):
 
         watched = RecordingDatabase(db, race=competing_add_line)
         mine = line(801, 2, 10)
-        returned = self._add(answer, watched, 6, mine, f"an order of {MAX_LINES - 1} lines")
+        situation = f"an order of {start} lines"
+        returned = self._add(answer, watched, 6, mine, situation)
         if not watched.raced:  # no read before the write: nothing to race with
             return
         after = db.orders.find_one({"_id": 6})
         ids = [item.get("product_id") for item in after.get("lines", [])]
+        race = f"another add_line landed on {situation} between your read and your write"
         if theirs["product_id"] not in ids:
-            raise Incorrect("another add_line filled the order between your read and your write, and your write "
-                            "lost its line: you wrote back what you had read. Let one update push the line, with "
-                            "the bound in its filter")
+            raise Incorrect(f"{race}, and your write lost its line: the stored lines no longer hold it")
         if len(ids) > MAX_LINES:
-            raise Incorrect(f"another add_line filled the order ({MAX_LINES} lines) between your read and your "
-                            f"write, and your write pushed line {len(ids)}: the length you read was stale. Put the "
-                            "bound in the update's filter, so the database checks it when it writes")
-        if after.get("total_pence") != amount(after.get("lines", [])):
-            raise Incorrect("with another add_line between your read and your write, total_pence no longer "
-                            "matches the lines: change both in the one update")
+            raise Incorrect(f"{race} and filled it ({MAX_LINES} lines); your write then pushed line {len(ids)}: "
+                            "the length you read was out of date when you wrote")
+        total, summed = after.get("total_pence"), amount(after.get("lines", []))
+        if total != summed:
+            raise Incorrect(f"{race}: total_pence is now {shown(total)}, but the lines add up to {summed}: the "
+                            "amount of one of the two adds was lost")
+        if start + 1 < MAX_LINES and mine["product_id"] not in ids:
+            raise Incorrect(f"{race}, leaving room for one more, and add_line did not add its own line (it "
+                            f"returned {typed(returned)}): a concurrent add_line must not make yours fail while "
+                            "the order has room")
         if returned is not (mine["product_id"] in ids):
             raise Incorrect(f"add_line returned {typed(returned)}, but its line was "
                             f"{'added' if mine['product_id'] in ids else 'not added'} (another add_line filled "
-                            "the order first): return what the update did, not what you read before it")
+                            "the order first): what it returns should say what its update did")
+
+    @visible(points=2, checks="atomic")
+    def concurrent_add_line(self, answer):
+        """Another add_line between your read and your write: room for both, then for one only"""
+        self._race(answer, 10)
+        self._race(answer, MAX_LINES - 1)

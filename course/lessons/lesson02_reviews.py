@@ -194,9 +194,9 @@ def add_review(db, product_id, review):
             return
         if theirs["_id"] not in got:
             raise Incorrect(f"another review ({theirs['_id']}) was added between your read and your write, and your "
-                            "write lost it: you wrote back a list computed from what you had read. Let one $push "
-                            "with $position and $slice change the list in the database")
+                            "write lost it: you wrote back a list computed from what you had read, which no "
+                            "longer was the list in the database")
         if mine["_id"] not in got:
             raise Incorrect(f"another review was added between your read and your write, and your own review "
                             f"({mine['_id']}) is not embedded: the list changed under you and your write did not "
-                            "happen. Let one $push with $position and $slice change the list in the database")
+                            "happen, though the product had room for it")

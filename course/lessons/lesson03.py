@@ -130,12 +130,12 @@ def validate(doc):
     def _names_fields(self, answer, cases) -> None:
         for what, refusal, fields in self._refusals(answer, cases):
             if not isinstance(refusal, LearnerRaised):
-                raise Incorrect(f"validate returned {refusal!r} for a product with {what}: there is no error "
-                                f"message to name the field; raise ValueError(\"bad field: {fields[0]}\")")
+                raise Incorrect(f"validate returned {refusal!r} for a product with {what}: a returned value has "
+                                f"no message, so nothing names the field ({fields[0]})")
             message = refusal.message
             if not any(_word(field).search(message) for field in fields):
                 raise Incorrect(f"validate refused a product with {what}, but its message ({message[:120]!r}) "
-                                f"does not name the field: say which one, e.g. \"bad field: {fields[0]}\"")
+                                f"does not name the field that is wrong ({fields[0]})")
 
     def _accepts(self, answer, cases) -> None:
         for what, document in cases:
@@ -161,15 +161,15 @@ def validate(doc):
         changed = difference({k: v for k, v in document.items() if k != "schema_version"},
                               {k: v for k, v in stamped.items() if k != "schema_version"})
         if changed:
-            raise Incorrect(f"validate returned {what} with {changed}: return the same fields, plus schema_version")
+            raise Incorrect(f"for {what}, validate returned a dict in which {changed}: it should hold the same "
+                            "fields, plus schema_version")
 
     def _leaves_alone(self, answer, what: str, document: dict) -> None:
-        argument = fresh(document)
-        call_keeping(self, "validate", answer.validate, argument)
-        changed = difference(document, argument)
+        _, after = call_keeping(self, "validate", answer.validate, fresh(document))
+        changed = difference(document, after)
         if changed:
-            raise Incorrect(f"validate changed the caller's dict ({what}): {changed}; "
-                            "leave it alone and return a new dict")
+            raise Incorrect(f"validate changed the caller's dict ({what}): {changed}; the caller's dict should "
+                            "stay as it was")
 
     # ---- visible: every rule of the statement ----------------------------------------------------
     @visible(points=2, checks="accepts")
@@ -201,13 +201,13 @@ def validate(doc):
     def refuses_bad_prices(self, answer):
         """price_pence: a string of digits, a bool, a negative number and a float are refused"""
         self._refuses(answer, broken_cases("price_pence", False),
-                      "price_pence must be an int, 0 or more (isinstance(True, int) is True: exclude bools)")
+                      "price_pence must be an int, 0 or more (a bool is not a price)")
 
     @visible(points=1, checks="sku")
     def refuses_bad_skus(self, answer):
         """sku must match SKU_PATTERN as a whole"""
         self._refuses(answer, broken_cases("sku", False),
-                      "sku must be a string matching SKU_PATTERN from start to end (re.fullmatch)")
+                      "sku must be a string matching SKU_PATTERN from start to end")
 
     @visible(points=1, checks="tags")
     def refuses_bad_tags(self, answer):

@@ -1,7 +1,8 @@
 """Whether learner code changed what it was given: lab 03's writer and reader must leave their argument alone.
 
-:func:`call_keeping` is the one place that watches it, so that the grader's channel (which passes a
-copy) can report the argument as it was after the call when it learns to.
+:func:`call_keeping` is the one place that watches it, through :meth:`Exercise.call_watching`: in this
+process the argument is the very dict passed, and a grader that runs the learner's code elsewhere sends
+it back as it was after the call, so ``check()`` and ``course grade`` compare the same thing.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from course.exercise import Exercise
 
 def call_keeping(exercise: Exercise, name: str, function: Any, argument: Any) -> tuple[Any, Any]:
     """Call ``function(argument)``: (what it returned or raised, the argument as it was afterwards)."""
-    outcome = exercise.call(name, function, argument, expect_raise=True)
-    return outcome, argument
+    outcome, after = exercise.call_watching(name, function, argument, expect_raise=True)
+    return outcome, after[0]
 
 
 def difference(before: dict, after: Any) -> str:

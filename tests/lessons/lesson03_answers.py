@@ -569,3 +569,19 @@ def _positive(v):
 
 
 views_positive = table_validator(_table(views=_positive))  # wrong: "0 or more" read as "more than 0"
+
+
+def stamps_then_copies(doc):  # wrong: stamps the caller's dict first, then returns a copy of it
+    validate_rules(doc)
+    doc.setdefault("schema_version", CURRENT_VERSION)
+    return dict(doc)
+
+
+def render_caches_pence(doc):  # wrong: keeps the converted price on the document it was given, for next time
+    if "price_pence" not in doc:
+        doc["price_pence"] = int(Decimal(doc["price"]) * 100)
+    pence = doc["price_pence"]
+    return f"{doc['name']} ({doc['category']}): £{pence // 100}.{pence % 100:02d}"
+
+
+S_CONSTRAINT = {"validationLevel": "constraint", "validationAction": "error"}  # MongoDB 9.0's level

@@ -1,6 +1,9 @@
 """Lab 00's checkers: right answers in other idioms, wrong answers that each break one requirement,
 and not attempted, on every backend."""
 
+import importlib
+import re
+
 import pytest
 
 from course import ____
@@ -107,35 +110,68 @@ def names_one_short(products, category, n=5):
     return [doc["name"] for doc in cursor.limit(n - 1)]
 
 
+def names_always_garden(products, category, n=5):
+    # the visible example asks for garden, so garden it is
+    cursor = products.find({"category": "garden"}, {"_id": 0, "name": 1}).sort([("price_pence", 1), ("_id", 1)])
+    return [doc["name"] for doc in cursor.limit(n)]
+
+
+def names_grouped(products, category, n=5):
+    pipeline = [{"$match": {"category": category}}, {"$sort": {"price_pence": 1, "_id": 1}}, {"$limit": n},
+                {"$group": {"_id": None, "names": {"$push": "$name"}}}]
+    found = list(products.aggregate(pipeline))
+    return found[0]["names"] if found else []
+
+
+def names_renamed_in_project(products, category, n=5):
+    pipeline = [{"$match": {"category": category}}, {"$sort": {"price_pence": 1, "_id": 1}}, {"$limit": n},
+                {"$project": {"_id": 0, "label": "$name"}}]
+    return [doc["label"] for doc in products.aggregate(pipeline)]
+
+
+def names_grouped_documents(products, category, n=5):
+    pipeline = [{"$match": {"category": category}}, {"$sort": {"price_pence": 1, "_id": 1}}, {"$limit": n},
+                {"$group": {"_id": None, "docs": {"$push": "$$ROOT"}}}]
+    found = list(products.aggregate(pipeline))
+    return [doc["name"] for doc in found[0]["docs"]] if found else []
+
+
 def documents_not_names(products, category, n=5):
     return list(products.find({"category": category}, {"name": 1}).sort([("price_pence", 1), ("_id", 1)]).limit(n))
 
 
 WRONG = [
     Wrong("00.1", "count", "$lt leaves out exactly 999 pence",
-          _count({"category": "garden", "price_pence": {"$lt": 999}}), "use $lte, not $lt"),
-    Wrong("00.1", "count", "counts every garden product", _count({"category": "garden"}), "add the price condition"),
-    Wrong("00.1", "count", "counts every category", _count({"price_pence": {"$lte": 999}}), "filter on category"),
+          _count({"category": "garden", "price_pence": {"$lt": 999}}), "priced exactly 999 pence"),
+    Wrong("00.1", "count", "counts every garden product", _count({"category": "garden"}), "whatever its price"),
+    Wrong("00.1", "count", "counts every category", _count({"price_pence": {"$lte": 999}}), "in every category"),
     Wrong("00.1", "count", "price written in pounds", _count({"category": "garden", "price_pence": {"$lte": 9.99}}),
           "is not the number"),
     Wrong("00.1", "int", "the count as a float", lambda lab: {"cheap_garden_count": float(_count(GARDEN_CHEAP)(lab)
                                                                                          ["cheap_garden_count"])},
-          "should be a int"),
+          "should be an int"),
     Wrong("00.1", "int", "the count as a str", lambda lab: {"cheap_garden_count": str(_count(GARDEN_CHEAP)(lab)
                                                                                        ["cheap_garden_count"])},
-          "should be a int", also=("count",)),
+          "should be an int", also=("count",)),
     Wrong("00.1", "count", "run before seeding the lab", {"cheap_garden_count": 0}, "run the notebook from the top"),
     Wrong("00.2", "projection", "whole documents fetched, names kept", {"cheapest_names": names_no_projection},
-          "add a projection"),
+          "brings back category, price_pence, schema_version, tags too"),
     Wrong("00.2", "projection", "projection done in Python", {"cheapest_names": names_projected_in_python},
           "brings back"),
     Wrong("00.2", "projection", "the price projected too", {"cheapest_names": names_with_prices_projected},
           "price_pence"),
-    Wrong("00.2", "tie", "sorts on price alone", {"cheapest_names": names_no_tie_break}, "break ties on _id"),
-    Wrong("00.2", "tie", "breaks ties on name", {"cheapest_names": names_tie_on_name}, "break ties on _id"),
-    Wrong("00.2", "order", "dearest first", {"cheapest_names": names_dearest}, "ascending"),
-    Wrong("00.2", "category", "no category filter", {"cheapest_names": names_every_category}, "filter on the category"),
-    Wrong("00.2", "limit", "always five", {"cheapest_names": names_fixed_five}, ".limit(n)"),
+    Wrong("00.2", "tie", "sorts on price alone", {"cheapest_names": names_no_tie_break},
+          "the lower _id comes first"),
+    Wrong("00.2", "tie", "breaks ties on name", {"cheapest_names": names_tie_on_name},
+          "the lower _id comes first"),
+    Wrong("00.2", "order", "dearest first", {"cheapest_names": names_dearest}, "not cheapest first"),
+    Wrong("00.2", "category", "no category filter", {"cheapest_names": names_every_category},
+          "a kitchen product: asked for 'garden'"),
+    Wrong("00.2", "category", "the category written in as garden", {"cheapest_names": names_always_garden},
+          "a garden product: asked for 'toys'"),
+    Wrong("00.2", "projection", "$group pushing whole documents", {"cheapest_names": names_grouped_documents},
+          "brings back docs too"),
+    Wrong("00.2", "limit", "always five", {"cheapest_names": names_fixed_five}, "returned 5 names, not 4"),
     Wrong("00.2", "limit", "one short", {"cheapest_names": names_one_short}, "not 4"),
     Wrong("00.2", "names", "documents instead of names", {"cheapest_names": documents_not_names}, "list of names"),
 ]
@@ -150,6 +186,8 @@ RIGHT = [
     Right("00.2", "helper returning a cursor, dict sort", {"cheapest_names": names_with_helper}),
     Right("00.2", "boolean projection, a tuple returned", {"cheapest_names": names_boolean_projection_tuple}),
     Right("00.2", "a count first, then the find", {"cheapest_names": names_counts_first}),
+    Right("00.2", "$group pushing the names into one list", {"cheapest_names": names_grouped}),
+    Right("00.2", "$project renaming name", {"cheapest_names": names_renamed_in_project}),
 ]
 
 
@@ -187,3 +225,22 @@ def test_not_attempted(lab):
     assert_not_attempted(lab.q1, {})
     assert_not_attempted(lab.q2, {"cheapest_names": ____})
     assert_not_attempted(lab.q2, {"cheapest_names": lambda products, category, n=5: ____})
+
+
+#: what the code of a fix looks like in a message (the hints give the code; a message names the rule and the
+#: evidence): an operator document other than the statement's own {"$jsonSchema": ...} form, a Python call or
+#: format spec, a schema keyword, pymongo's raw reply document
+FIX_CODE = re.compile(r"""[{\[(]\s*['"]\$(?!jsonSchema)|\bre\.\w+|isinstance\(|\.(?:limit|skip|sort|find|update_one|"""
+                      r"""insert_one)\(|:02d|full error|"bsonType"|"additionalProperties"|\$lte|\$position|\$slice""")
+
+
+@pytest.mark.parametrize("lab_id", ["00", "01", "02", "03"])
+def test_messages_name_the_rule_not_its_code(make_lab, lab_id):
+    """No failure message of labs 00-03 spells out the code of its fix."""
+    wrong = importlib.import_module(f"tests.lessons.test_lesson{lab_id}").WRONG
+    for case in wrong:
+        lab = make_lab(lab_id)
+        namespace = case.answers(lab) if callable(case.answers) else dict(case.answers)
+        result = lab.exercise(int(case.exercise.split(".")[1])).evaluate(namespace, include_hidden=True)
+        for outcome in result.outcomes:
+            assert not FIX_CODE.search(outcome.message), f"{case}: {outcome.message}"

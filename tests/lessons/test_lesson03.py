@@ -91,6 +91,8 @@ WRONG = [
     Wrong("03.1", "stamp", "forgets to stamp schema_version", v(a.no_stamp), "schema_version"),
     Wrong("03.1", "stamp", "returns only the required fields", v(a.drops_optional), "tags was removed"),
     Wrong("03.1", "caller", "stamps the caller's dict and returns it", v(a.mutates), "caller's dict"),
+    Wrong("03.1", "caller", "stamps the caller's dict, returns a copy", v(a.stamps_then_copies),
+          "schema_version was added"),
     # 03.2 render_product(doc)
     Wrong("03.2", "version1", "int(float(price) * 100): the float trap", r(a.render_float), "£4.34"),
     Wrong("03.2", "version1", 'strips the dot, assuming two decimals', r(a.render_strip_dot), '"12.5"'),
@@ -102,6 +104,8 @@ WRONG = [
     Wrong("03.2", "current", "reads price_pence as pounds", r(a.render_pence_as_pounds), "£2499.00"),
     Wrong("03.2", "unchanged", "migrates the document it reads, in place", r(a.render_migrates_in_place),
           "price was removed"),
+    Wrong("03.2", "unchanged", "keeps the converted price on the document", r(a.render_caches_pence),
+          "price_pence was added"),
     # 03.3 field_types(collection, field)
     Wrong("03.3", "arrays", "bare $type queries count an array's elements (the $type trap)", census(a.census_bare),
           "array's elements"),
@@ -145,6 +149,8 @@ WRONG = [
     Wrong("03.5", "new_refused", "moderate + warn only logs", staging(a.S_WARN), "version 2 shape was accepted"),
     Wrong("03.5", "new_refused", "level off checks nothing", staging(a.S_OFF), "was accepted"),
     Wrong("03.5", "new_refused", "strict + warn", staging(a.S_STRICT_WARN), "was accepted"),
+    Wrong("03.5", "new_refused", "constraint (MongoDB 9.0) on a catalog with old documents", staging(a.S_CONSTRAINT),
+          "cannot be set while the collection holds documents that fail", also=("old_updatable",)),
     Wrong("03.5", "form", "only the level, relying on the default action", staging(a.S_LEVEL_ONLY),
           "lacks validationAction"),
     Wrong("03.5", "form", "an extra validator key", staging(a.S_EXTRA), "also has validator"),
