@@ -40,6 +40,8 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "value, as a server does",
         "$jsonSchema ignores exclusiveMinimum/exclusiveMaximum: true (draft 4): the course refuses "
         "a value equal to the bound, as a server does",
+        "$jsonSchema accepts format, $ref, $schema, default, definitions and id, which a server refuses when "
+        "the validator is set (the manual's $jsonSchema omissions): the course refuses them too",
         "cursors cannot be sliced (find()[a:b]) or indexed: the course gives them pymongo's slicing "
         "(skip and limit) and indexing",
         "through its wire server, an aggregate ending in $out fails: the server-side course code clears "
@@ -499,6 +501,7 @@ def _absorb_mongoeco() -> None:
         (scalar_expressions, "_aggregation_type_name", _long_for_int64),
         (CompiledJsonSchema, "_validate_schema", _enum_by_value),
         (CompiledJsonSchema, "_validate_numeric", _draft4_exclusive_bounds),
+        (CompiledJsonSchema, "_validate_schema_definition", _omissions_refused),
         (scalar_expressions, "_typed_conversion_result", _long_conversion_result),
         (operators, "document_id_bson_type_changed", _type_change_is_a_change),
         (update_scalar_operators, "bson_add", _inc_keeps_the_wider_type),
@@ -557,6 +560,23 @@ def _drop_index_by_generated_name(original: Callable) -> Callable:
         return original(self, index_or_name, *args, **kwargs)
 
     return drop_index
+
+
+#: JSON Schema keywords a server's $jsonSchema refuses at parse time (MongoDB manual, $jsonSchema: Omissions)
+OMITTED_KEYWORDS = ("$ref", "$schema", "default", "definitions", "format", "id")
+
+
+@written_for("89966596e91e5c08")
+def _omissions_refused(original: Callable) -> Callable:
+    from mongoeco.errors import OperationFailure
+
+    def validate_schema_definition(self, schema):
+        for keyword in OMITTED_KEYWORDS:
+            if isinstance(schema, dict) and keyword in schema:
+                raise OperationFailure(f"$jsonSchema keyword '{keyword}' is not currently supported", code=9)
+        return original(self, schema)
+
+    return validate_schema_definition
 
 
 @written_for("5f2b4236924fffd7")

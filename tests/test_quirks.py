@@ -1,5 +1,7 @@
 """Backend quirks absorbed by the course: a correct answer written in a server's idiom works everywhere."""
 
+import re
+
 import pytest
 from pymongo import IndexModel, UpdateOne
 
@@ -547,3 +549,17 @@ def test_upserts_of_new_string_ids_do_not_read_the_collection(backend, make_lab,
     assert db.by_string.count_documents({}) == db.by_object_id.count_documents({}) == 200
     assert keyed < 50, f"string and ObjectId _ids are looked up by key ({keyed} documents matched)"
     assert len(matched) - keyed > 200 * 100 / 2, "numeric _ids are still matched by value (1 equals 1.0)"
+
+
+@pytest.mark.parametrize("keyword, value", [("format", "email"), ("default", 1), ("$schema", "x"), ("id", "a"),
+                                            ("definitions", {}), ("$ref", "#/definitions/a")])
+def test_json_schema_keywords_a_server_refuses_are_refused(db, backend, keyword, value):
+    from pymongo.errors import OperationFailure
+
+    from course.capabilities import Capability
+
+    if not backend.supports(Capability.VALIDATORS):
+        pytest.skip(f"{backend.name} has no validators: exercises that need them report 'needs ...'")
+    with pytest.raises(OperationFailure, match=re.escape(f"keyword '{keyword}' is not currently supported")):
+        db.create_collection("strict", validator={"$jsonSchema": {"properties": {"a": {keyword: value}}}})
+    db.create_collection("fine", validator={"$jsonSchema": {"properties": {"a": {"bsonType": "string"}}}})
