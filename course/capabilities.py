@@ -26,6 +26,10 @@ class Capability(str, Enum):
     PARTIAL_INDEXES = "partial indexes"
     VALIDATION_ERROR_AND_LOG = "validationAction errorAndLog (MongoDB 8.1)"
     GRAPH_LOOKUP = "$graphLookup"
+    MISSING_FIELD_EXPRESSIONS = "aggregation expressions over missing fields"
+    COLLATION = "collation"
+    CHANGE_STREAMS = "change streams"
+    TIME_SERIES = "time series collections"
 
     def __str__(self) -> str:
         return self.value
@@ -61,11 +65,20 @@ MISSING: dict[str, dict[Capability, str]] = {
         Capability.PARTIAL_INDEXES: "create_indexes drops partialFilterExpression, "
         "so a partial index silently becomes a full one",
         Capability.VALIDATION_ERROR_AND_LOG: "there are no validators at all",
+        Capability.MISSING_FIELD_EXPRESSIONS: "an aggregation expression that reads a missing field, or "
+        "$arrayElemAt past an array's end, raises KeyError (a server gives missing/null), and $type is not "
+        "an expression",
+        Capability.COLLATION: "find() ignores collation= (a case-insensitive query matches case-sensitively) and "
+        "create_index drops an index's collation",
+        Capability.CHANGE_STREAMS: "collections have no watch()",
+        Capability.TIME_SERIES: "create_collection(..., timeseries=...) raises NotImplementedError",
     },
 }
 
 
-MISSING["mongoeco-wire"] = MISSING["mongoeco"]
+MISSING["mongoeco-wire"] = {**MISSING["mongoeco"],
+                            Capability.CHANGE_STREAMS: "its wire server refuses the $changeStream stage "
+                            "(in-process, watch() works)"}
 
 
 def capabilities_of(backend_name: str) -> frozenset[Capability]:
