@@ -65,6 +65,20 @@ def build_parser() -> argparse.ArgumentParser:
                             "see the README for what is lost)")
     grade.add_argument("--key-file", type=Path, default=None, metavar="FILE",
                        help="secret key for the result files' MACs (default: OUT/.grader-key)")
+    grade.add_argument("--shard", default=None, metavar="K/N",
+                       help="grade only the K-th of N shards of the class (by learner); then `course merge`")
+    grade.add_argument("--slurm", type=int, default=None, metavar="N",
+                       help="submit a Slurm job array of N shards and a merge job; scripts in OUT/slurm/")
+    grade.add_argument("--slurm-args", default="", metavar="ARGS",
+                       help='extra sbatch options for every job, e.g. "--partition=short --time=2:00:00"')
+    try:  # the grader is not part of the learners' hand-out
+        from course.grading.commands import add_export_arguments, add_merge_arguments
+    except ModuleNotFoundError:
+        pass
+    else:
+        add_merge_arguments(commands.add_parser("merge", help="merge graded shards into one verified gradebook"))
+        add_export_arguments(commands.add_parser("export", help="write a gradebook as Canvas's or Moodle's "
+                                                                "grade-import CSV"))
 
     commands.add_parser("doctor", help="show the Python, backend, sandbox, WiredTiger, the system prerequisites "
                                        "missing (what each costs, how to install it), then versions and capabilities")
@@ -168,6 +182,12 @@ def run_grade(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"course grade: {problem}", file=sys.stderr)
         return 2
+    if args.slurm is not None or args.shard is not None:
+        from course.grading.commands import run_sharded
+
+        code = run_sharded(args)
+        if code is not None:
+            return code
     if args.unsandboxed:
         print(f"course grade: --unsandboxed: {LOST_WITHOUT_SANDBOX}", file=sys.stderr)
     else:
@@ -185,7 +205,8 @@ def run_grade(args: argparse.Namespace) -> int:
         report = grade_class(args.submissions, args.out, args.timeout,
                              progress=lambda line: print(line, file=sys.stderr, flush=True),
                              jobs=args.jobs, force=args.force, limits=limits, tests=args.tests, lab=args.lab,
-                             sandbox=not args.unsandboxed, key_file=args.key_file)
+                             sandbox=not args.unsandboxed, key_file=args.key_file,
+                             shard=getattr(args, "shard_pair", None))
     except (UsageError, SecretTestError, BackendError) as error:
         print(f"course grade: {error}", file=sys.stderr)
         return 2
@@ -250,6 +271,16 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 COMMANDS["audit"] = run_audit
+
+
+def run_merge_or_export(args: argparse.Namespace) -> int:
+    """``course merge`` and ``course export`` (course/grading/commands.py)."""
+    from course.grading.commands import run
+
+    return run(args)
+
+
+COMMANDS["merge"] = COMMANDS["export"] = run_merge_or_export
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -113,6 +113,20 @@ PREREQUISITES: Tuple[Prerequisite, ...] = (
         "timeout", "CI's time limit per phase (coreutils' timeout)", "CI cannot limit a hung phase",
         needed_by=("ci",), required_by=("ci",), commands=("timeout",), packages=_same("coreutils")),
     Prerequisite(
+        "slurm", "the Slurm tests of `course grade --slurm` (make test starts a single-node cluster on loopback: "
+        "slurmctld and slurmd)",
+        "the Slurm tests fail (make test): `course grade --slurm` is not tested against a real Slurm",
+        needed_by=("test", "ci"), required_by=(), commands=("slurmctld",),
+        packages={"debian": ("slurm-wlm",), "fedora": ("slurm-slurmctld", "slurm-slurmd"), "arch": ("slurm-llnl",),
+                  "suse": ("slurm",)},
+        elsewhere="Slurm needs Linux: the Slurm tests run on a Linux machine"),
+    Prerequisite(
+        "munge", "Slurm's authentication, for the single-node cluster of the Slurm tests",
+        "the Slurm tests fail (make test): Slurm's daemons cannot start without it",
+        needed_by=("test", "ci"), required_by=(), commands=("munged",),
+        packages={p: ("munge",) for p in ("debian", "fedora", "arch", "suse")},
+        elsewhere="Slurm needs Linux: the Slurm tests run on a Linux machine"),
+    Prerequisite(
         "python3-venv", "virtual environments made from the python3 on PATH (CI's Python 3.11 lane; .venv "
         "when no Python 3.13 is found)",
         "`python3 -m venv` fails: CI's 3.11 lane cannot run, and neither can make lab without a Python 3.13",

@@ -125,17 +125,31 @@ class _Agent:
             return {"interrupted": True}
         except BaseException as error:  # noqa: BLE001 - whatever the learner's code raised crosses as data
             reply = {"raised": describe_exception(error)}
-        after = self._containers_after(args, kwargs)
+        after = self._changed(message.get("args", []), args, message.get("kwargs", {}), kwargs)
         if after:
             reply["after"] = after
         return reply
 
-    def _containers_after(self, args: list, kwargs: dict) -> dict:
-        """The dicts, lists and sets the call was given, as they are now (the grader updates its own in place,
-        so a function that changes its argument is seen doing so, as in-process)."""
+    def _changed(self, sent_args: Any, args: list, sent_kwargs: Any, kwargs: dict) -> dict:
+        """The dicts, lists and sets the call was given that it changed, as they are now (the grader updates
+        its own in place, so a function that changes its argument is seen doing so, as in-process)."""
         kinds = (dict, list, set)
-        after = {"args": {str(i): self.encoder.encode(a) for i, a in enumerate(args) if type(a) in kinds},
-                 "kwargs": {k: self.encoder.encode(v) for k, v in kwargs.items() if type(v) in kinds}}
+
+        def now(value: Any, sent: Any) -> Any:
+            encoded = self.encoder.encode(value)
+            return None if encoded == sent else encoded
+
+        after: dict[str, dict] = {"args": {}, "kwargs": {}}
+        for index, value in enumerate(args):
+            if type(value) in kinds and isinstance(sent_args, list) and index < len(sent_args):
+                changed = now(value, sent_args[index])
+                if changed is not None:
+                    after["args"][str(index)] = changed
+        for key, value in kwargs.items():
+            if type(value) in kinds and isinstance(sent_kwargs, dict):
+                changed = now(value, sent_kwargs.get(key))
+                if changed is not None:
+                    after["kwargs"][key] = changed
         return after if after["args"] or after["kwargs"] else {}
 
     def lab(self, lab_id: str) -> dict:

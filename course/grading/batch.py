@@ -110,13 +110,16 @@ def _lab_of(notebook: Path) -> str | None:
 def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIMEOUT,
                 progress: Callable[[str], None] | None = None, *, jobs: int | None = None,
                 force: bool = False, limits: Limits | None = None, tests: Path | None = None,
-                lab: str | None = None, sandbox: bool = True, key_file: Path | None = None) -> ClassReport:
+                lab: str | None = None, sandbox: bool = True, key_file: Path | None = None,
+                shard: tuple[int, int] | None = None) -> ClassReport:
     """Grade every notebook ``paths`` name; write ``out/gradebook.csv``, ``totals.csv``, ``summary.md``, ``feedback/``.
 
     Each notebook runs in its own kernel, in a bubblewrap sandbox unless ``sandbox`` is false (the
     caller checks :func:`course.grading.sandbox.sandbox_problem` first), and is graded outside it.
     Raises :class:`~course.grading.submissions.UsageError` if a path does not exist or ``out`` cannot
     be used, and :class:`~course.grading.secret.SecretTestError` if ``tests`` is unusable.
+    ``shard`` ``(K, N)`` grades only the learners of the K-th of N shards and writes its reports and manifest
+    under ``out/shards/K-of-N/`` (:mod:`course.grading.shards`; ``course merge`` makes the gradebook).
     """
     from course.backends import close_all
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
@@ -132,6 +135,10 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     check_out_location(out, paths)
     mac_key = store.prepare_out(out, key_file)
     found = scan(paths)
+    if shard is not None:  # this shard's learners only; the whole class goes in its manifest
+        from course.grading import shards
+
+        found, everyone = shards.select(found, shard, lab)
     messages = list(found.messages)
     if sandbox:
         from course.grading import package_cache
@@ -173,8 +180,9 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         results[(learner, str(folder))] = _empty_folder(learner, folder, lab, secret)
     for learner, where, why in found.refused:
         results[(learner, str(where))] = _refused(learner, where, lab, secret, why)
-    plan = store.plan_reuse(out, [(learner, notebook, store.grading_key(notebook, digest_of(notebook), settings))
-                                  for learner, notebook in found.submissions], mac_key, force=force)
+    items = [(learner, notebook, store.grading_key(notebook, digest_of(notebook), settings))
+             for learner, notebook in found.submissions]
+    plan = store.plan_reuse(out, items, mac_key, force=force)
     results.update(plan.kept)
     reused = [(learner, Path(notebook)) for learner, notebook in plan.kept]
     forged = {learner for learner, _, _ in plan.forged}
@@ -182,6 +190,9 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         say(line)
     messages += [line for line in plan.messages if not line.startswith("keeping ")]
     todo = plan.todo
+    if shard is not None:  # written before grading: a shard killed part-way is known, and so are its learners
+        labs = shards.lab_table(everyone, secret)
+        shards.write_manifest(out, shard, everyone, items, results, messages, mac_key, labs=labs, complete=False)
     secret_modules = load_secret_modules(secret)
     jobs = max(1, jobs or default_jobs())
     # A server MONGODB_URI names is connected to now (a URI it cannot use stops the run with the reason),
@@ -269,6 +280,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             checks.close()
         close_all()
     graded = [results[k] for k in sorted(results)]
-    written = write_reports(graded, out, messages)
+    written = write_reports(graded, out if shard is None else shards.shard_folder(out, shard), messages)
+    if shard is not None:
+        shards.write_manifest(out, shard, everyone, items, results, messages, mac_key, labs=labs, complete=True)
     return ClassReport(graded, written["gradebook"], written["feedback"], written["totals"],
                        written["summary"], fresh, reused, messages)

@@ -38,7 +38,7 @@ def operations(body: dict, sequences: dict[str, list[dict]]) -> list[Operation]:
     name = target if isinstance(target, str) else ""
     if command in _READ_COMMANDS:
         if command == "find":
-            kwargs = {k: body[k] for k in ("projection", "sort", "limit", "skip") if k in body}
+            kwargs = {k: body[k] for k in ("projection", "sort", "limit", "skip", "collation", "hint") if k in body}
             return [("read", name, "find", (body.get("filter", {}),), kwargs)]
         if command == "distinct":
             return [("read", name, "distinct", (body.get("key"), body.get("query", {})), {})]

@@ -52,6 +52,7 @@ _HEADER = struct.Struct("<iiii")
 DEFAULT_WRITE_MB = 256  #: what one notebook's learner functions may write through the relay, in MiB
 DEFAULT_COMMAND_SECONDS = 30.0  #: how long one relayed command may run
 STUCK_GRACE = 5.0  #: seconds past a command's limit before the watchdog gives up on the engine
+WATCH_EVERY = 0.5  #: seconds between the watchdog's looks at the commands waiting for a reply
 #: the commands whose time the server limits itself when told ``maxTimeMS``
 _TIMED = frozenset({"find", "aggregate", "count", "distinct", "findAndModify", "findandmodify"})
 _WRITES = frozenset({"insert", "update", "delete", "findAndModify", "findandmodify", "aggregate", "create",
@@ -259,7 +260,6 @@ class Relay:
                     with self._lock:
                         if command not in HANDSHAKE and answered:
                             self._in_flight[(pair, request_id)] = (time.monotonic(), command)
-                            self._wake.notify_all()
                         if command in OPENS_CURSOR:
                             self._opening.add((pair, request_id))
                     server.sendall(_HEADER.pack(16 + len(payload), request_id, 0, opcode) + payload)
@@ -328,17 +328,20 @@ class Relay:
         return command, payload
 
     def _watch(self) -> None:
-        """Call ``on_stuck`` once when a command has waited past its limit and the grace."""
+        """Call ``on_stuck`` once when a command has waited past its limit and the grace.
+
+        It looks once every :data:`WATCH_EVERY` seconds (a command sent is not announced to it: that would
+        wake this thread for every command, thousands per notebook)."""
         limit = self.command_seconds + STUCK_GRACE
         with self._lock:
             while not self._closed and not self.stuck:
                 if not self._in_flight:
-                    self._wake.wait()
+                    self._wake.wait(WATCH_EVERY)
                     continue
                 oldest, command = min(self._in_flight.values())
                 waited = time.monotonic() - oldest
                 if waited < limit:
-                    self._wake.wait(limit - waited + 0.05)
+                    self._wake.wait(min(WATCH_EVERY, limit - waited + 0.05))
                     continue
                 self.stuck = (f"a command one of its functions sent ({command!r}) ran longer than "
                               f"{self.command_seconds:g} s in the checks' database and could not be stopped")

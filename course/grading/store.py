@@ -129,9 +129,13 @@ def load_key(out: Path, key_file: Path | None = None) -> bytes:
     if not path.exists():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            handle, made = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
             with os.fdopen(handle, "w", encoding="ascii") as stream:
                 stream.write(secrets.token_hex(KEY_BYTES) + "\n")
+            try:  # linked whole into place: a run started at the same moment never reads half a key
+                os.link(made, path)
+            finally:
+                os.unlink(made)
         except FileExistsError:
             pass  # another run made it at the same moment: read that one
         except OSError as error:
@@ -165,7 +169,7 @@ def prepare_out(out: Path, key_file: Path | None = None) -> bytes:
         raise UsageError(f"--out {out}: it is a file, not a folder")
     try:
         (out / RESULTS_DIR).mkdir(parents=True, exist_ok=True)
-        probe = atomic_write(out / RESULTS_DIR / ".write-test", "ok\n")
+        probe = atomic_write(out / RESULTS_DIR / f".write-test-{secrets.token_hex(6)}", "ok\n")  # shards share out/
         probe.unlink()
     except OSError as error:
         raise UsageError(f"--out {out}: cannot write there ({error.strerror or error}); "
