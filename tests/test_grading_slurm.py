@@ -17,7 +17,7 @@ import pytest
 from course.grading.shards import shard_of
 from support import shard_class, slurm_cluster
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.containment]  # once per CI run, as the grader's other tests
 
 
 @pytest.fixture(scope="module")

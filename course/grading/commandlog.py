@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from course.grading.wire_commands import command_name
+from course.grading.wire_commands import command_name, pipeline_reads_and_writes
 
 Operation = tuple[str, str, str, tuple, dict]  #: (kind, collection, method, args, kwargs)
 _READ_COMMANDS = {"find": "find", "count": "count_documents", "distinct": "distinct",
@@ -49,7 +49,13 @@ def operations(body: dict, sequences: dict[str, list[dict]]) -> list[Operation]:
             first = pipeline[0] if pipeline else {}
             return [("read", name, "count_documents", (first.get("$match", {}),), {})]
         writes = any(isinstance(stage, dict) and ("$out" in stage or "$merge" in stage) for stage in pipeline)
-        return [("write" if writes else "read", name, "aggregate", (pipeline,), {})]
+        found = [("write" if writes else "read", name, "aggregate", (pipeline,), {})] if name else []
+        # what its stages read ($lookup, $unionWith...) is a read of those collections too, and so on
+        database = str(body.get("$db", ""))
+        found += [(kind, collection, "aggregate", (pipeline,), {})
+                  for kind, (db, collection) in pipeline_reads_and_writes(pipeline, database)
+                  if db == database and collection and collection != name]
+        return found
     if command == "insert":
         documents = body.get("documents", sequences.get("documents", []))
         method = "insert_one" if len(documents) == 1 else "insert_many"

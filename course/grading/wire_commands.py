@@ -144,6 +144,14 @@ def pipeline_namespaces(pipeline: Any, database: str) -> Iterator[tuple[str, str
             yield found
 
 
+def pipeline_reads_and_writes(pipeline: Any, database: str) -> Iterator[tuple[str, tuple[str, str]]]:
+    """``("read", namespace)`` for each collection a pipeline's stages read (``$lookup``, ``$graphLookup``,
+    ``$unionWith``), ``("write", namespace)`` for each one they write (``$merge``, ``$out``)."""
+    for name, value in _stages(pipeline):
+        for found in pipeline_namespaces([{name: value}], database):
+            yield ("write" if name in ("$merge", "$out") else "read"), found
+
+
 def pipeline_stages(pipeline: Any) -> Iterator[str]:
     """The name of every stage of ``pipeline``, sub-pipelines included."""
     for name, _ in _stages(pipeline):
