@@ -73,7 +73,7 @@ def test_any_jupyter_config_in_the_project_keeps_loopback_and_token():
 
 def make_lab_command() -> str:
     text = (ROOT / "Makefile").read_text()
-    recipe = text[text.index("\nlab:"):]
+    recipe = text[text.index("\nlab: venv"):]
     recipe = recipe[:recipe.index("\n\n")]
     return recipe[recipe.index("jupyter lab"):]
 
@@ -83,7 +83,7 @@ def test_make_lab_recipe_binds_loopback_keeps_the_token_and_prints_the_url():
     assert "--ServerApp.ip=127.0.0.1" in command
     assert "token" not in command.lower() and "password" not in command.lower()
     # the URL with ?token= is JupyterLab's own start-up message; the recipe points the learner to it
-    assert "token=" in (ROOT / "Makefile").read_text().split("\nlab:", 1)[1].split("\n\n", 1)[0]
+    assert "token=" in (ROOT / "Makefile").read_text().split("\nlab: venv", 1)[1].split("\n\n", 1)[0]
     assert "127.0.0.1" in (ROOT / "README.md").read_text()
 
 
