@@ -81,6 +81,19 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "at import it loads shapely, numpy, cxp and jsonschema, for geospatial queries, vector search and its "
         "capability catalogue, which no lesson's start needs: the course loads each when it is first used "
         "(course/engine_imports.py), and skips jsonschema's format checkers, which $jsonSchema ignores",
+        "a find, update, upsert or delete by equality on unindexed fields matches every document through its "
+        "whole query machinery (minutes for lesson 06's repair of 804 upserts over the lab's shop): the course "
+        "answers 'no match' at once for a document holding another str or int, or not the field, and leaves "
+        "every other document to the engine",
+        "each write to a collection with a compound unique index compares the document with every stored one, "
+        "working out both keys each time (17 s for 804 upserts): the course decides 'no conflict' at once when "
+        "a top-level str or int field of the index differs, and leaves the rest to the engine's own check",
+        "a filter is looked up in single-field indexes only, so an upsert by (customer_id, order_no) reads every "
+        "document even with that compound index: the course looks such an equality up in the compound index "
+        "while the index holds no array in those fields",
+        "$merge accepts only on: '_id' (\"$merge currently supports only omitted on or on: '_id'\"): the course "
+        "merges on any fields a unique index of the target covers, with a server's errors (51183 no such index, "
+        "51132 a missing or array on field, 13113 whenNotMatched: fail, 11000 whenMatched: fail)",
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
@@ -489,8 +502,10 @@ def _absorb_mongoeco() -> None:
     from mongoeco.wire.executor import WireCommandExecutor
 
     from course.codec_speed import check_codec, encoding_validated_once
+    from course.equality_scans import patches as equality_scan_patches
     from course.id_lookups import missing_ids_by_key
     from course.index_builds import build_with_remembered_keys, keys_computed_once_per_build
+    from course.merge_on_fields import patches as merge_on_fields_patches
     from course.wire_inserts import inserts_in_one_batch, single_inserts_by_lookup
 
     patches = [
@@ -513,6 +528,8 @@ def _absorb_mongoeco() -> None:
         (memory.MemoryEngine, "create_index", build_with_remembered_keys),
         (memory.MemoryEngine, "_unique_index_keys", keys_computed_once_per_build),
         (memory.MemoryEngine, "_candidate_items_for_plan_locked", missing_ids_by_key),
+        *equality_scan_patches(),
+        *merge_on_fields_patches(),
     ]
     _check("mongoeco", patches, added=((Database, "client"), (Cursor, "__next__"), (Cursor, "__getitem__"),
                                        (AggregationCursor, "__next__")))

@@ -122,8 +122,8 @@ def create_bucket_index(db):
         buckets = self._buckets(db, tenant_id, product_id)
         largest = max((len(b["events"]) for b in buckets), default=0)
         if largest > BUCKET_CAP:
-            raise Incorrect(f"a bucket holds {largest} events: never more than {BUCKET_CAP} (put count < "
-                            f"{BUCKET_CAP} in the upsert's filter, so a full bucket matches nothing)")
+            raise Incorrect(f"a bucket holds {largest} events: a bucket holds at most {BUCKET_CAP}, and the next "
+                            "event opens a new bucket")
         stored = sum(len(b["events"]) for b in buckets)
         if stored != expected:
             raise Incorrect(f"{expected} events were recorded, but the buckets hold {stored}")
@@ -150,8 +150,8 @@ def create_bucket_index(db):
             for field in ("count", "sumIn", "sumOut"):
                 if bucket.get(field) != want[field]:
                     raise Incorrect(f"a bucket holding {want['count']} events says {field} {bucket.get(field)!r}, "
-                                    f"but its events give {want[field]}: $inc count by 1 and sumIn or sumOut by "
-                                    "the quantity with each event")
+                                    f"but its events give {want[field]}: a bucket's count and sums always agree with "
+                                    "the events it holds")
 
     @visible(points=2, checks="sums")
     def sums_match_the_events(self, answer):
@@ -187,8 +187,8 @@ def create_bucket_index(db):
         largest = max((len(b.get("events") or []) for b in db.stock_events.find()), default=0)
         if largest > BUCKET_CAP:
             raise Incorrect(f"another event reached the open bucket (49 events) at once, between your read and your "
-                            f"write, and the bucket ended with {largest}: check the count and write in one update "
-                            f"(count < {BUCKET_CAP} in the upsert's filter) instead of reading the bucket first")
+                            f"write, and the bucket ended with {largest}: the cap must hold while other events "
+                            "arrive, which a read of the count followed by a separate write cannot ensure")
 
     @visible(points=2, checks="concurrent")
     def cap_holds_under_a_race(self, answer):

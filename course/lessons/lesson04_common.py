@@ -10,7 +10,7 @@ import copy
 import functools
 from typing import Any, Callable, Iterable
 
-from course.exercise import Exercise, Incorrect
+from course.exercise import Exercise, Incorrect, LearnerRaised
 
 
 @functools.cache
@@ -85,6 +85,19 @@ def as_list(name: str, value: Any) -> list:
         raise Incorrect(f"{name} should return a list (or a cursor) of orders; got a {type(value).__name__}: "
                         f"{value!r:.80}")
     return list(value)
+
+
+def error_text(error: BaseException) -> str:
+    """What an error says, for a message: its name and its own text, without the ``full error: {...}`` reply
+    document pymongo appends to an OperationFailure (``error`` may be a :class:`LearnerRaised`)."""
+    if isinstance(error, LearnerRaised):
+        name, text = error.type_name, error.message
+    else:
+        details = getattr(error, "details", None)
+        said = details.get("errmsg") if isinstance(details, dict) else None
+        name, text = type(error).__name__, str(said) if said else str(error)
+    text = text.split(", full error: ")[0]
+    return f"{name}: {text}" if text else name
 
 
 def is_int(value: Any) -> bool:

@@ -161,8 +161,8 @@ def reconcile(db):
             for field in ("orderCount", "totalSpent"):
                 if stats.get(field) != want[field]:
                     raise Incorrect(f"customer {customer_id} placed {_orders(want['orderCount'])} worth "
-                                    f"{want['totalSpent']}, but stats.{field} says {stats.get(field)!r}: $inc "
-                                    "orderCount by 1 and totalSpent by the order's total")
+                                    f"{want['totalSpent']}, but stats.{field} says {stats.get(field)!r}: each order "
+                                    "adds one to orderCount and its total to totalSpent")
 
     @visible(points=2, checks="stats")
     def stats_count_each_order(self, answer):
@@ -193,8 +193,8 @@ def reconcile(db):
             raise Incorrect(f"another client recorded an order of customer {customer_id} ({competing}) at once, "
                             "between your read of the customer and your write; the stats say "
                             f"{_orders(stats.get('orderCount'))} worth {stats.get('totalSpent')}, not both orders "
-                            f"({want['orderCount']} worth {want['totalSpent']}): increment with $inc in the update "
-                            "instead of reading the stats and writing them back")
+                            f"({want['orderCount']} worth {want['totalSpent']}): the stats must count every order "
+                            "while others are recorded, which reading them and writing them back cannot ensure")
 
     @visible(points=2, checks="increment")
     def concurrent_orders_both_count(self, answer):
@@ -219,8 +219,8 @@ def reconcile(db):
                 if stats.get(field) != want[field]:
                     without = " (a customer without orders has 0 and 0)" if not want["orderCount"] else ""
                     raise Incorrect(f"after reconcile customer {customer_id}'s stats.{field} is "
-                                    f"{stats.get(field)!r}, but db.orders says {want[field]}{without}: $set the "
-                                    "recomputed stats of every customer that drifted")
+                                    f"{stats.get(field)!r}, but db.orders says {want[field]}{without}: reconcile "
+                                    "leaves every customer's stats as db.orders gives them")
 
     @visible(points=2, checks="fix")
     def reconcile_fixes_the_drift(self, answer):

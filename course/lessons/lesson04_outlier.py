@@ -140,11 +140,11 @@ def follower_count(db, product_id):
                 raise Incorrect(f"an overflow page should hold its followers in a list field followers; one has "
                                 f"{followers!r:.60}")
             if len(followers) > EXTRA_PAGE:
-                raise Incorrect(f"an overflow page holds {len(followers)} followers: at most {EXTRA_PAGE} per page "
-                                f"(count < {EXTRA_PAGE} in the upsert's filter)")
+                raise Incorrect(f"an overflow page holds {len(followers)} followers: a page holds at most "
+                                f"{EXTRA_PAGE}, and the next follower opens a new page")
             if page.get("count") != len(followers):
                 raise Incorrect(f"an overflow page holding {len(followers)} followers says count "
-                                f"{page.get('count')!r}: $inc count with each follower")
+                                f"{page.get('count')!r}: a page's count always agrees with the followers it holds")
         stored = sorted(f for page in pages for f in page["followers"])
         if stored != sorted(want_followers):
             lost = sorted(set(want_followers) - set(stored))
@@ -188,9 +188,8 @@ def follower_count(db, product_id):
             bound, where = EXTRA_PAGE, "a page holds"
         if size > bound:
             raise Incorrect(f"another follower was added at once, between your read and your write, and {where} "
-                            f"{size}: "
-                            "check for room and write in one update (the room in the filter) instead of reading "
-                            "first")
+                            f"{size}: the limit must hold while other followers arrive, which a read followed by "
+                            "a separate write cannot ensure")
 
     @visible(points=2, checks="concurrent")
     def embedded_bound_under_a_race(self, answer):

@@ -15,7 +15,7 @@ from pymongo.errors import WriteError
 from course.capabilities import Capability
 from course.datasets_patterns import catalog_items
 from course.exercise import Exercise, Incorrect, hidden, visible
-from course.lessons.lesson04_common import data, seeded
+from course.lessons.lesson04_common import data, error_text, seeded
 from course.matching import index_specs, matching_ids
 
 DOCUMENT_VALIDATION_FAILED = 121
@@ -54,7 +54,8 @@ class Polymorphic(Exercise):
                          "exactly the items whose kind is 'book'",
         "accepts": "catalog_validator accepts every valid phone, shirt and book",
         "required": "the validator refuses an item missing tenantId, kind, name, price or specs",
-        "phone": "it refuses a phone unless its specs have integer ramGb and storageGb",
+        "phone": "it refuses a phone unless its specs have integer ramGb and storageGb: a BSON int (allowing a long "
+                 "too is up to you), never a double, a string or null",
         "shirt": "it refuses a shirt unless its specs have an array sizes",
         "book": "it refuses a book unless its specs have a string isbn",
         "other_kind": "it refuses an item of any other kind",
@@ -143,8 +144,8 @@ catalog_validator = {"$jsonSchema": {
         try:
             db.create_collection("items", validator=validator)
         except Exception as error:  # the database refused the validator itself
-            raise Incorrect(f"the database refused catalog_validator as a validator: {type(error).__name__}: "
-                            f"{str(error)[:160]}") from None
+            raise Incorrect(f"the database refused catalog_validator as a validator: {error_text(error)[:200]}") \
+                from None
         return db["items"]
 
     @staticmethod

@@ -148,7 +148,7 @@ def change_phone(db, customer_id, phone):
             difference = first_difference(before, after)
             if difference:
                 raise Incorrect(f"changing customer {customer_id}'s phone changed order {before['_id']} of another "
-                                f"customer ({difference}): find the copies by customer._id")
+                                f"customer ({difference}): only the changed customer's copies change")
 
     @visible(points=3, checks="sync")
     def sync_reaches_every_copy(self, answer):

@@ -3,13 +3,19 @@
 The check hands the job its own ``sleep`` and ``log``.  Each call of either is
 a tick: the number of version 2 orders is counted there, so the growth
 between two ticks is what one batch migrated, whatever way the job selects
-its batches (by the version filter, by ``_id`` ranges, ...).  ``sleep`` also
-plays the application: the old version writes version 1 orders during the
-pauses, or a deploy interrupts the job.
+its batches (by the version filter, by ``_id`` ranges, ...).  A batch, as the
+statement's loop defines it, is the writes the job makes between two ticks:
+one ``update_many``, one ``bulk_write`` or an ``update_one`` per order of the
+batch are all one batch (the recording's log may hold a ``bulk_write`` as one
+call or, from the grader's command log, as one entry per operation: the
+writes between two ticks are one batch either way).  ``sleep`` also plays the
+application: the old version writes version 1 orders during the pauses, or a
+deploy interrupts the job.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from course.capabilities import Capability
@@ -19,6 +25,8 @@ from course.lessons.lesson05_data import database_state, expected_v2, first_diff
 from course.migration_sim import NOT_MIGRATED, Interrupted, migrate_ids
 from course.recording import RecordingCollection
 
+#: what the messages call a batch (the statement's loop: the writes between one log-and-pause and the next)
+_BATCH = "a batch: the writes between two calls of log or sleep"
 LATE_IDS = (5001, 5002, 5003)  #: orders the old application writes during the job's first pauses
 #: (n, seed) of the visible checks' and the hidden checks' collections: small, as pipeline updates are slow
 #: on the embedded engine
@@ -36,13 +44,25 @@ class _Watch:
         self.sleeps: list = []
         self.v2_counts = [self._v2()]
         self.inserted: list[dict] = []
+        self.recorded: RecordingCollection | None = None  #: the job's collection, set when the job is called
+        self.ticks: list[int] = []  #: how many calls the job had made through ``recorded`` at each tick
+        self.calls_after_interrupt = 0  #: log and sleep calls after the interrupting pause raised
 
     def _v2(self) -> int:
         return self.orders.count_documents({VERSION_FIELD: 2})
 
+    @property
+    def interrupted(self) -> bool:
+        """Whether the interrupting pause came (and raised)."""
+        return self.interrupt_at is not None and len(self.sleeps) >= self.interrupt_at
+
     def tick(self) -> None:
-        """Count the version 2 orders now (a batch boundary)."""
+        """Count the version 2 orders now (a batch boundary), and where the job's calls had got to."""
+        if self.interrupted:
+            self.calls_after_interrupt += 1
         self.v2_counts.append(self._v2())
+        if self.recorded is not None:
+            self.ticks.append(len(self.recorded.ops()))
 
     def log(self, line: Any = "") -> None:
         """The job's log: one call per batch."""
@@ -62,6 +82,11 @@ class _Watch:
             self.v2_counts.append(self._v2())
         if self.interrupt_at is not None and len(self.sleeps) == self.interrupt_at:
             raise Interrupted(f"deploy at pause {len(self.sleeps)}")
+
+    def batches(self) -> int:
+        """How many batches the job wrote: groups of writes with no log or sleep call between them."""
+        ops = self.recorded.ops() if self.recorded is not None else []
+        return len({bisect_right(self.ticks, i) for i, op in enumerate(ops) if op.kind == "write"})
 
     def largest_batch(self) -> int:
         """The most orders migrated between two ticks (or before the first, or after the last)."""
@@ -117,7 +142,7 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
 
     def _job(self, answer, orders, watch: _Watch, batch_size: int = 10, pause: float = 0.25,
              expect_raise: bool = False, race=None) -> tuple[Any, RecordingCollection]:
-        recorded = RecordingCollection(orders, race=race)
+        recorded = watch.recorded = RecordingCollection(orders, race=race)
         returned = self.call("migrate_in_batches", answer.migrate_in_batches, recorded, batch_size=batch_size,
                              pause=pause, sleep=watch.sleep, log=watch.log, expect_raise=expect_raise)
         return returned, recorded
@@ -222,14 +247,14 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
     # ---- log ----
     def _log(self, answer, orders, batch_size):
         watch = _Watch(orders)
-        _, recorded = self._job(answer, orders, watch, batch_size)
-        batches = len([w for w in recorded.updates() if w.method.startswith("update")])
+        self._job(answer, orders, watch, batch_size)
+        batches = watch.batches()
         odd = [line for line in watch.lines if not isinstance(line, str)]
         if odd:
             raise Incorrect(f"log should be called with a line of text (a str), got {odd[0]!r:.40}")
         if not batches - 1 <= len(watch.lines) <= batches + 1:
-            raise Incorrect(f"the job made {batches} batch updates and logged {len(watch.lines)} lines: log one "
-                            "line per batch")
+            raise Incorrect(f"the job wrote {batches} batches ({_BATCH}) and logged {len(watch.lines)} lines: the "
+                            "statement asks for one line per batch")
 
     @visible(points=1, checks="log")
     def logs_a_line_per_batch(self, answer):
@@ -244,14 +269,15 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
     # ---- pause ----
     def _pause(self, answer, orders, batch_size, pause):
         watch = _Watch(orders)
-        _, recorded = self._job(answer, orders, watch, batch_size, pause)
-        batches = len([w for w in recorded.updates() if w.method.startswith("update")])
+        self._job(answer, orders, watch, batch_size, pause)
+        batches = watch.batches()
         other = [s for s in watch.sleeps if s != pause]
         if other:
-            raise Incorrect(f"the job was given pause={pause} but called sleep({other[0]!r}): sleep(pause)")
+            raise Incorrect(f"the job was given pause={pause} but called sleep({other[0]!r}): the pause between "
+                            "batches is the one the job is given")
         if not batches - 1 <= len(watch.sleeps) <= batches + 1:
-            raise Incorrect(f"the job made {batches} batch updates and paused {len(watch.sleeps)} times: "
-                            "sleep(pause) once between batches")
+            raise Incorrect(f"the job wrote {batches} batches ({_BATCH}) and paused {len(watch.sleeps)} times: the "
+                            "statement asks for one pause between two batches")
 
     @visible(points=1, checks="pause")
     def pauses_between_batches(self, answer):
@@ -269,8 +295,8 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
             raise Incorrect(f"{what} should return how many orders it migrated, an int such as {moved}; it returned "
                             f"{returned!r:.40}")
         if returned != moved:
-            raise Incorrect(f"{what} changed {moved} orders and returned {returned}: add up "
-                            "result.modified_count")
+            raise Incorrect(f"{what} migrated {moved} orders and returned {returned}: it should return how many "
+                            "orders this run migrated")
 
     def _returns(self, answer, orders, what):
         before = {d["_id"]: d for d in orders.find({})}
@@ -293,12 +319,15 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
     # ---- resumable ----
     def _resumable(self, answer, orders, batch_size, interrupts):
         for pause_number in interrupts:
-            raised, _ = self._job(answer, orders, _Watch(orders, interrupt_at=pause_number), batch_size,
-                                  expect_raise=True)
+            watch = _Watch(orders, interrupt_at=pause_number)
+            raised, _ = self._job(answer, orders, watch, batch_size, expect_raise=True)
             if not isinstance(raised, LearnerRaised):
-                if orders.count_documents(NOT_MIGRATED):
-                    raise Incorrect(f"sleep raised Interrupted at pause {pause_number} (a deploy), but the job "
-                                    f"returned {raised!r:.30} as if it had finished: let the exception stop it")
+                if watch.interrupted:
+                    went_on = (f"called sleep or log {watch.calls_after_interrupt} more times, then "
+                               if watch.calls_after_interrupt else "")
+                    raise Incorrect(f"sleep raised Interrupted at pause {pause_number} (a deploy), and the job "
+                                    f"{went_on}returned {raised!r:.30}: the interruption must stop the job, not be "
+                                    "caught")
                 return  # the job finished before that pause: nothing to interrupt
         self._job(answer, orders, _Watch(orders), batch_size)
         left = orders.count_documents(NOT_MIGRATED)

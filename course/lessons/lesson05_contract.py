@@ -12,7 +12,8 @@ import functools
 from typing import Any
 
 from course.datasets_migration import NO_PHONE_IDS, phone_of
-from course.exercise import Exercise, Incorrect, hidden, visible
+from course.capabilities import Capability
+from course.exercise import Exercise, Incorrect, LearnerCodeError, Unsupported, hidden, visible
 from course.lessons.lesson05_data import database_state, expected_v2, orders_of, shuffled, writes_seen
 from course.recording import RecordingCollection
 
@@ -24,6 +25,19 @@ DRIFT = {
               "unmigrated": (2001, 2002)},
 }
 _DISAGREE = ("edited", "prepended", "phone_lost", "phones_emptied")
+
+
+def _engine_expression_gap(error: BaseException | None) -> bool:
+    """True when ``error`` is mongomock failing on an expression a server evaluates: a KeyError or IndexError
+    raised inside mongomock's own code (a missing field, $arrayElemAt past the end), or its refusal of the $type
+    expression.  A KeyError of the learner's own code (``doc["customer"]["phone"]``) is not one."""
+    if isinstance(error, (KeyError, IndexError)):
+        frame, last = error.__traceback__, ""
+        while frame is not None:
+            last = frame.tb_frame.f_code.co_filename.replace("\\", "/")
+            frame = frame.tb_next
+        return "/mongomock/" in last
+    return type(error).__name__ == "OperationFailure" and "Unrecognized expression '$type'" in str(error)
 
 
 @functools.cache
@@ -97,7 +111,13 @@ def disagreements(orders):
 """
 
     def _raw(self, answer, orders):
-        return self.call("disagreements", answer.disagreements, orders)
+        try:
+            return self.call("disagreements", answer.disagreements, orders)
+        except LearnerCodeError as error:
+            if not self.lab.backend.supports(Capability.MISSING_FIELD_EXPRESSIONS) \
+                    and _engine_expression_gap(error.__cause__):
+                raise Unsupported(Capability.MISSING_FIELD_EXPRESSIONS) from None
+            raise
 
     def _found(self, answer, orders) -> list:
         value = self._raw(answer, orders)

@@ -19,7 +19,8 @@ from course.lessons.lesson05_data import (database_state, expected_v2, first_dif
 from course.migration_sim import NOT_MIGRATED, careful_batches, simulate
 from course.recording import RecordingCollection
 
-_BOTH_PLACES = "{'$or': [{'customer.phone': phone}, {'customer.phones': phone}]}"
+#: the rule a lookup that misses one version breaks (the hint, not the message, shows the query)
+_BOTH_PLACES = "a version 1 order holds the phone in customer.phone, a version 2 order in customer.phones"
 
 
 def _reference_read(orders: Any, order_id: Any) -> Any:
@@ -173,8 +174,8 @@ def find_by_phone(orders, phone):
             missed = [i for i in want if i not in ids]
             versions = sorted({orders.find_one({"_id": i}).get(VERSION_FIELD, 1) for i in missed}) if missed else []
             raise Incorrect(f"find_by_phone(orders, {phone!r}) should find orders {want}, found {ids}"
-                            + (f": the missed ones are version {' and '.join(map(str, versions))} orders; look in "
-                               f"both places, {_BOTH_PLACES}"
+                            + (f": the missed ones are version {' and '.join(map(str, versions))} orders, and the "
+                               f"lookup must find either version ({_BOTH_PLACES})"
                                if missed else ""))
         for doc in found:
             self._judge(answer, orders.find_one({"_id": doc["_id"]}), doc, f"find_by_phone: order {doc['_id']}")

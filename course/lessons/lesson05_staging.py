@@ -16,12 +16,15 @@ from pymongo.errors import OperationFailure
 from course.capabilities import Capability
 from course.datasets_migration import NO_PHONE_IDS, OVERFLOW_ID, SMALL_LONG_ID, VERSION_FIELD, phone_of, seed_orders
 from course.exercise import Exercise, Incorrect, Unsupported, hidden, visible
+from course.lessons.lesson04_common import error_text
 from course.lessons.lesson05_data import expected_v2, orders_of
 from course.migration_sim import NOT_MIGRATED, migrate_ids
 from course.validation_settings import ACTIONS, LEVELS, ValidationChangeError, change_validation
 
 _V1_ORDER = {"_id": 7001, "tenantId": "t1", "customer": {"_id": 1, "name": "Customer 1", "phone": phone_of(1)},
              "views": 0}
+#: the form of ``stages``, with no setting in it (the settings are the exercise)
+_FORM = "such as [(level, action), (level, action), (level, action)], each a string"
 REFERENCE_VALIDATOR = {"$jsonSchema": {
     "bsonType": "object",
     "required": ["schemaVersion", "customer"],
@@ -43,7 +46,9 @@ class Staging(Exercise):
         "refuses_v1": "it refuses an order without schemaVersion 2",
         "requires_phones": "it refuses an order whose customer has no phones list",
         "form": "stages is three (validationLevel, validationAction) pairs of valid settings, in the order applied",
-        "stage1": "the first stage refuses no write yet (warn): the old application keeps working",
+        "stage1": "the first stage refuses no write yet, so the old application keeps working, and still checks "
+                  "every write, so that the log names each one that breaks the rule (a level that validates, "
+                  "action warn)",
         "stage2": "the second refuses new version 1 orders and breaking a valid order, but lets legacy orders be "
                   "updated (moderate, error)",
         "stage3": "the last, applied after the batch job, holds every write on every order to the rule (strict, "
@@ -75,7 +80,7 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
         try:
             db.create_collection("orders", validator=copy.deepcopy(validator))
         except OperationFailure as error:
-            raise Incorrect(f"the database refused v2_validator: {error}") from None
+            raise Incorrect(f"the database refused v2_validator: {error_text(error)}") from None
         return db.orders
 
     @staticmethod
@@ -85,7 +90,7 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
         except OperationFailure as failure:
             if failure.code == 121:
                 return False
-            raise Incorrect(f"the write failed for another reason than validation: {failure}") from None
+            raise Incorrect(f"the write failed for another reason than validation: {error_text(failure)}") from None
         return True
 
     def _accepts(self, answer, docs):
@@ -172,8 +177,8 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
                     break
             else:
                 return pairs
-        raise Incorrect("stages should be three (validationLevel, validationAction) pairs, such as "
-                        '[("moderate", "warn"), ...]; the stages could not be read')
+        raise Incorrect(f"stages should be three (validationLevel, validationAction) pairs, {_FORM}; the stages "
+                        "could not be read")
 
     @visible(points=1, checks="form")
     def three_valid_stages(self, answer):
@@ -181,8 +186,8 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
         stages = answer.stages
         if not isinstance(stages, (list, tuple)) or len(stages) != 3 or not all(
                 isinstance(s, (list, tuple)) and len(s) == 2 for s in stages):
-            raise Incorrect(f"stages should be three (validationLevel, validationAction) pairs, such as "
-                            f'[("moderate", "warn"), ...]; got {stages!r:.80}')
+            raise Incorrect(f"stages should be three (validationLevel, validationAction) pairs, {_FORM}; got "
+                            f"{stages!r:.80}")
         for level, action in stages:
             if level not in LEVELS or action not in ACTIONS:
                 raise Incorrect(f"({level!r}, {action!r}) is not a stage: validationLevel is one of "
@@ -197,12 +202,14 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
     def _apply(self, db, number, stage):
         level, action = stage
         if action == "errorAndLog" and not self.lab.backend.supports(Capability.VALIDATION_ERROR_AND_LOG):
-            raise Unsupported(Capability.VALIDATION_ERROR_AND_LOG)
+            needed = Capability.VALIDATION_ERROR_AND_LOG
+            raise Unsupported(needed, reason=f"needs {needed}, which {self.lab.backend.name} lacks: check this "
+                                             "stage against a MongoDB 8.1 server or newer (MONGODB_URI)")
         try:
             change_validation(db, "orders", self.lab.backend, validator=copy.deepcopy(REFERENCE_VALIDATOR),
                               level=level, action=action)
         except (ValidationChangeError, OperationFailure, ValueError) as error:
-            raise Incorrect(f"stage {number} {stage!r} could not be applied: {error}") from None
+            raise Incorrect(f"stage {number} {stage!r} could not be applied: {error_text(error)}") from None
         return db.orders
 
     def _stages(self, answer, up_to: int, db):
@@ -228,8 +235,12 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
                             ("a write that breaks a version 2 order",
                              lambda: orders.update_one({"_id": v2_id}, {"$unset": {"customer.phones": ""}}))):
             if not self._accepted(write):
-                raise Incorrect(f"the first stage {stage!r} refuses {what}: the old application still runs and "
-                                "breaks; start with validationAction warn, which only logs")
+                raise Incorrect(f"the first stage {stage!r} refuses {what}: the old application still runs, and "
+                                "the first stage must refuse nothing yet")
+        if stage[0] == "off":
+            raise Incorrect(f"the first stage {stage!r} validates no write at all, so nothing is logged: the first "
+                            "stage must still check every write, so that the log shows which code paths write "
+                            "version 1")
 
     @visible(points=1, checks="stage1")
     def first_stage_only_warns(self, answer):
@@ -247,14 +258,14 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
         v1_id = orders.find_one(NOT_MIGRATED)["_id"]
         v2_id = orders.find_one({VERSION_FIELD: 2})["_id"]
         if self._accepted(lambda: orders.insert_one({**_V1_ORDER, "_id": 7002})):
-            raise Incorrect(f"the second stage {stage!r} still accepts new version 1 orders: once the old "
-                            "application is gone, switch validationAction to error")
+            raise Incorrect(f"the second stage {stage!r} accepts a new version 1 order: once the old application is "
+                            "gone, the second stage must refuse it")
         if not self._accepted(lambda: orders.update_one({"_id": v1_id}, {"$inc": {"views": 1}})):
-            raise Incorrect(f"the second stage {stage!r} refuses updates to legacy version 1 orders: keep "
-                            "validationLevel moderate until the batch job has migrated them")
+            raise Incorrect(f"the second stage {stage!r} refuses an update of a legacy version 1 order: until the "
+                            "batch job has migrated them, legacy orders must stay updatable")
         if self._accepted(lambda: orders.update_one({"_id": v2_id}, {"$unset": {"customer.phones": ""}})):
-            raise Incorrect(f"the second stage {stage!r} lets a valid version 2 order be broken: validationAction "
-                            "error")
+            raise Incorrect(f"the second stage {stage!r} lets an update remove the phones of a valid version 2 "
+                            "order: the second stage must refuse a write that breaks a valid order")
 
     @visible(points=2, checks="stage2")
     def second_stage_errors_moderately(self, answer):
@@ -273,10 +284,12 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
             raise Incorrect(f"the last stage {stage!r} refuses a counter update on a valid order")
         orders.insert_one({**_V1_ORDER, "_id": 7003}, bypass_document_validation=True)
         if self._accepted(lambda: orders.update_one({"_id": 7003}, {"$inc": {"views": 1}})):
-            raise Incorrect(f"the last stage {stage!r} still lets updates through on a version 1 order: finish "
-                            "with validationLevel strict")
+            raise Incorrect(f"the last stage {stage!r} lets an update of a version 1 order through (order 7003, "
+                            "inserted bypassing validation): the last stage must hold every write on every order "
+                            "to the rule")
         if self._accepted(lambda: orders.insert_one({**_V1_ORDER, "_id": 7004})):
-            raise Incorrect(f"the last stage {stage!r} accepts a version 1 insert: validationAction error")
+            raise Incorrect(f"the last stage {stage!r} accepts the insert of a version 1 order: the last stage must "
+                            "refuse it")
 
     @visible(points=2, checks="stage3")
     def last_stage_is_strict(self, answer):

@@ -100,14 +100,21 @@ def refresh_copies(db):
         run = self.run(answer, variant)
         customers = {c["_id"]: c for c in by_id(run.db.customers)}
         for order in by_id(run.db.orders, None, {"customer_id": 1, "customer_copy": 1}):
-            source = customers.get(order.get("customer_id"), {})
+            if "customer_id" not in order:
+                raise Incorrect(f"order {order['_id']} no longer has its customer_id: the copies are refreshed from "
+                                "the customer it names, and nothing else of the order changes")
+            source = customers.get(order["customer_id"])
+            if source is None:
+                raise Incorrect(f"order {order['_id']}'s customer_id is {order['customer_id']!r:.40}, and no customer "
+                                "has that _id any more")
             copy = order.get("customer_copy")
             for name in COPIED:
                 if not isinstance(copy, dict) or first_change(source.get(name), copy.get(name)) is not None:
                     held = copy.get(name) if isinstance(copy, dict) else copy
-                    raise Incorrect(f"order {order['_id']}'s customer_copy.{name} is {held!r:.40}; its customer "
-                                    f"{order.get('customer_id')} has {source.get(name)!r:.40}: refresh both copied "
-                                    "fields from the customer whose _id is the order's customer_id")
+                    said = f"has {name} {source[name]!r:.40}" if name in source else f"has no {name}"
+                    raise Incorrect(f"order {order['_id']}'s customer_copy.{name} is {held!r:.40}, but the "
+                                    f"customer its customer_id names (customer {order['customer_id']!r:.40}) {said}: "
+                                    "each copy holds its own customer's current name and phone")
         self.check_audit(run, ": refresh every copy")
         self.check_reads(run, ": the order page reads the copy")
 
@@ -124,7 +131,7 @@ def refresh_copies(db):
                     copy = now.get("customer_copy")
                     if isinstance(copy, dict) and sorted(copy) != sorted(COPIED):
                         raise Incorrect(f"order {document['_id']}'s customer_copy holds {sorted(copy)}; it copies "
-                                        "name and phone only: set those two fields, not the whole customer")
+                                        "name and phone only")
                     document = {k: v for k, v in document.items() if k != "customer_copy"}
                     now = {k: v for k, v in now.items() if k != "customer_copy"}
                 difference = first_change(document, now)

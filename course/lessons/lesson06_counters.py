@@ -133,7 +133,7 @@ def widen_counters(db):
                 raise Unsupported(feature=limit)
             if kind != "long":
                 raise Incorrect(f"product {product['_id']}'s views is stored as {kind} ({product.get('views')!r:.30}):"
-                                " store every counter as a long, Int64(views)")
+                                " every counter should be stored as a long")
         self.check_audit(run, ": every views must be a long")
 
     def _unchanged(self, answer, variant):

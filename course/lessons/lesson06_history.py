@@ -45,8 +45,12 @@ class RepairOrders(Repair):
         "twice": "running it a second time raises nothing and changes nothing",
     }
     hints = (
-        "For each customer that still has orders: insert one order_history document per entry, with the "
+        "For each customer that still has orders: write one order_history document per entry, with the "
         "customer's _id as customer_id, then update the customer.",
+        "Make the copy safe to run again after an interruption: key each history document by its customer and "
+        "order number (an _id such as f\"{customer_id}-{order_no}\", replaced with upsert=True; or a unique "
+        "index on (customer_id, order_no) and upserts by those two fields), so a retried copy replaces, never "
+        "duplicates.",
         f"recent_orders is the entries sorted by placed_at, newest first, cut to {RECENT_ORDERS}. One update per "
         "customer: {'$set': {'recent_orders': recent}, '$unset': {'orders': ''}}.",
         "Select only the customers that still have the array, find({'orders': {'$exists': True}}): a second run "
@@ -55,10 +59,15 @@ class RepairOrders(Repair):
     solution_code = """
 def repair_orders(db):
     \"\"\"Move each customer's embedded orders to db.order_history; keep the five newest in the customer.\"\"\"
+    from pymongo import ReplaceOne
+
     for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
         entries = customer["orders"]
-        if entries:
-            db.order_history.insert_many([{"customer_id": customer["_id"], **entry} for entry in entries])
+        if entries:  # keyed by customer and order number: a copy run again replaces, never duplicates
+            db.order_history.bulk_write([
+                ReplaceOne({"_id": f"{customer['_id']}-{entry['order_no']}"},
+                           {"customer_id": customer["_id"], **entry}, upsert=True)
+                for entry in entries])
         newest = sorted(entries, key=lambda entry: entry["placed_at"], reverse=True)[:5]
         db.customers.update_one({"_id": customer["_id"]},
                                 {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
@@ -138,7 +147,8 @@ def repair_orders(db):
                     raise Incorrect(f"{where} holds {entry!r:.80}, not an order as it was ({difference})")
             dates = [e["placed_at"] for e in held]
             if dates != sorted(dates, reverse=True):
-                raise Incorrect(f"{where} is not newest first: sort by placed_at, descending")
+                raise Incorrect(f"{where} is not newest first: its placed_at dates run "
+                                f"{', '.join(f'{d:%Y-%m-%d}' for d in dates)}")
             kept = {e["order_no"] for e in held}
             newer = [e for e in entries if e["order_no"] not in kept and dates and e["placed_at"] > dates[-1]]
             if newer:

@@ -20,6 +20,7 @@ from course.capabilities import Capability
 from course.census import bson_type_of
 from course.datasets_legacy_shop import Shop, legacy_shop, load_shop
 from course.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, Unsupported
+from course.lessons.lesson04_common import error_text
 
 
 @functools.cache
@@ -179,7 +180,7 @@ class Repair(Exercise):
         try:
             return self.reads_after(db)
         except Exception as error:  # the repaired shape cannot be read the new way: say so where it matters
-            return f"{type(error).__name__}: {error}"
+            return error_text(error)
 
     def forget(self) -> None:
         """Drop the shared run (an assertion that changed its data calls this)."""
@@ -211,7 +212,7 @@ class Repair(Exercise):
         self.forget()
         raised = self.call(self.function, getattr(answer, self.function), run.db, expect_raise=True)
         if isinstance(raised, LearnerRaised):
-            raise Incorrect(f"running {self.function}(db) a second time raised {raised}{advice}")
+            raise Incorrect(f"running {self.function}(db) a second time raised {error_text(raised)}{advice}")
         difference = first_change(once, plain_state(run.db))
         if difference:
             raise Incorrect(f"running {self.function}(db) a second time changed the database ({difference})"

@@ -2,6 +2,9 @@
 
 Deterministic: the application numbers each page's views (``seq``) and the write happens on every
 FLUSH_EVERY-th, so the checks know exactly what the page document must say after any number of views.
+As the lesson says, several application processes count: each numbers the views it serves from 1, and a
+page may already hold the views of earlier days, so a flush adds to what is stored (a write that sets the
+counter to ``seq`` is right only for one process on a fresh page, and the checks also count the others).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ class Approximation(Exercise):
     answers = ("record_view",)
     requirements = {
         "flush": f"a call whose seq is a multiple of {FLUSH_EVERY} adds {FLUSH_EVERY} to that page's views in "
-                 "db.pages (the document {_id: page, views: ...}, created by the first such call)",
+                 "db.pages (the document {_id: page, views: ...}, created by the first such call), whatever it "
+                 "held: views of earlier days, or of another process counting the same page from its own seq 1",
         "skip": f"every other call writes nothing: after views 1 to {FLUSH_EVERY - 1} the page has no document, "
                 f"and views {FLUSH_EVERY + 1} to {2 * FLUSH_EVERY - 1} leave it as view {FLUSH_EVERY} left it",
     }
@@ -34,8 +38,8 @@ def record_view(db, page, seq):
     db.pages.update_one({"_id": page}, {"$inc": {"views": FLUSH_EVERY}}, upsert=True)
 """
 
-    def _record(self, answer, events):
-        db = seeded(self.lab)
+    def _record(self, answer, events, earlier=()):
+        db = seeded(self.lab, pages=[{"_id": page, "views": views} for page, views in earlier])
         for event in events:
             self.call("record_view", answer.record_view, db, event["page"], event["seq"])
         return db
@@ -44,31 +48,53 @@ def record_view(db, page, seq):
         doc = db.pages.find_one({"_id": page})
         return None if doc is None else doc.get("views")
 
-    def _check_flush(self, answer, events):
-        db = self._record(answer, events)
-        seen: dict[str, int] = {}
+    def _check_flush(self, answer, events, earlier=()):
+        """``events`` may name the ``process`` that counted each view (each numbers its own from 1); ``earlier``
+        is (page, views) already stored before them."""
+        db = self._record(answer, events, earlier)
+        last: dict[tuple, int] = {}
         for event in events:
-            seen[event["page"]] = event["seq"]
-        for page, n in sorted(seen.items()):
-            want = n - n % FLUSH_EVERY
+            last[(event["page"], event.get("process", 1))] = event["seq"]
+        before = dict(earlier)
+        for page in sorted({page for page, _ in last}):
+            streams = {process: n for (p, process), n in last.items() if p == page}
+            want = before.get(page, 0) + sum(n - n % FLUSH_EVERY for n in streams.values())
             if want == 0:
                 continue
             got = self._views(db, page)
             if got != want:
-                raise Incorrect(f"after {n} views of page {page!r} db.pages should say views {want} (one $inc of "
-                                f"{FLUSH_EVERY} per {FLUSH_EVERY} views, on the {FLUSH_EVERY}th, "
-                                f"{2 * FLUSH_EVERY}th, ...); it says {got!r}"
-                                + (" (no document)" if got is None else ""))
+                seen = f"{sum(streams.values())} views" if len(streams) == 1 else " and ".join(
+                    f"{n} views counted by process {process}" for process, n in sorted(streams.items()))
+                held = f" on top of the {before[page]} it held already" if page in before else ""
+                raise Incorrect(f"after {seen} of page {page!r}{held}, db.pages should say views {want} "
+                                f"({FLUSH_EVERY} more on each process's {FLUSH_EVERY}th, {2 * FLUSH_EVERY}th, ... "
+                                f"view); it says {got!r}" + (" (no document)" if got is None else ""))
 
     @visible(points=2, checks="flush")
     def thirty_views(self, answer):
         """30 views of one page: views is 30"""
         self._check_flush(answer, [{"page": "home", "seq": s} for s in range(1, 31)])
 
+    @visible(points=1, checks="flush")
+    def two_processes_and_earlier_views(self, answer):
+        """A page holding 120 views, then 25 and 17 views counted by two processes: views is 150"""
+        first, second = ([{"page": "news", "seq": s, "process": p} for s in range(1, n + 1)]
+                         for p, n in ((1, 25), (2, 17)))
+        interleaved = [e for pair in zip(first, second) for e in pair] + first[len(second):]
+        self._check_flush(answer, interleaved, earlier=(("news", 120),))
+
     @hidden(points=1, checks="flush")
     def interleaved_pages(self, answer):
         """200 views spread over three pages: each page's own count, rounded down to a multiple of 10"""
         self._check_flush(answer, data(view_events, 200))
+
+    @hidden(points=1, checks="flush")
+    def processes_over_pages(self, answer):
+        """Two processes counting three pages, one of them holding 70 views already"""
+        first = [{**e, "process": 1} for e in data(view_events, 90)]
+        second = [{**e, "process": 2} for e in data(view_events, 70, seed=9)]
+        self._check_flush(answer, [e for pair in zip(first, second) for e in pair] + first[len(second):],
+                          earlier=(("sale", 70),))
 
     def _check_nothing_yet(self, answer, page, n):
         db = self._record(answer, [{"page": page, "seq": s} for s in range(1, n + 1)])

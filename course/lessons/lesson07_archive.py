@@ -1,7 +1,9 @@
 """Lesson 07, exercise 07.3: archive, cold orders moved out in a batch, and sessions that expire by TTL.
 
 The rerun requirement is checked after a half-done run: some orders already copied into the archive
-but not yet deleted from ``db.orders``, as a batch that failed between its two writes leaves them.
+but not yet deleted from ``db.orders``, as a batch that failed between its two writes leaves them.  The
+count is checked on an archive that already holds the orders of an earlier run (archived for good, gone
+from ``db.orders``), so the number deleted and the size of the archive differ.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ import datetime
 from course.datasets_more_patterns import CUTOFF, SESSION_TTL, archive_orders
 from course.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson04_common import COMPARE, by_id, data, first_difference, is_int, seeded
+
+
+#: orders an earlier run archived (in db.orders_archive only): a year older than the seeded ones
+EARLIER_RUN = tuple({"_id": 900 + i, "customerId": i, "placedAt": datetime.datetime(2025, 3, 2 + 7 * i),
+                     "status": "DELIVERED", "total": 100_000 * i} for i in range(1, 4))
 
 
 class Archive(Exercise):
@@ -23,7 +30,8 @@ class Archive(Exercise):
         "kept": "orders placed at or after cutoff stay in db.orders as they were, and are not archived",
         "rerun": "a run after one that copied some orders but failed before deleting them raises no error, and "
                  "leaves every order placed before cutoff in db.orders_archive",
-        "count": "archive_before returns the number of orders it deleted from db.orders, an int",
+        "count": "archive_before returns the number of orders this call deleted from db.orders, an int (the "
+                 "archive may already hold the orders of earlier runs)",
         "ttl": f"create_session_ttl makes a TTL index on db.sessions' lastSeenAt that expires a session "
                f"{SESSION_TTL:,} seconds (30 days) after it",
     }
@@ -49,12 +57,13 @@ def create_session_ttl(db):
     db.sessions.create_index("lastSeenAt", expireAfterSeconds=SESSION_TTL)
 """
 
-    def _archived(self, answer, cutoff, copied=0):
+    def _archived(self, answer, cutoff, copied=0, earlier=()):
         """Run archive_before on seeded orders, ``copied`` of the cold ones already in the archive (a run that
-        failed between its copy and its delete); what it raised after such a run is returned, not raised."""
+        failed between its copy and its delete), and the ``earlier`` orders an earlier run archived; what it
+        raised after a half-done run is returned, not raised."""
         orders = data(archive_orders)
         cold = [o for o in orders if o["placedAt"] < cutoff]
-        db = seeded(self.lab, orders=orders, orders_archive=cold[:copied])
+        db = seeded(self.lab, orders=orders, orders_archive=[dict(o) for o in earlier] + cold[:copied])
         returned = self.call("archive_before", answer.archive_before, db, cutoff, expect_raise=copied > 0)
         return db, orders, returned
 
@@ -95,10 +104,10 @@ def create_session_ttl(db):
             when = "exactly at" if order["placedAt"] == cutoff else "after"
             if stored is None:
                 raise Incorrect(f"order {order['_id']} (placed {when} the cutoff) was removed from db.orders: only "
-                                "orders placed before the cutoff ($lt) are cold")
+                                "orders placed before the cutoff are cold")
             if db.orders_archive.find_one({"_id": order["_id"]}) is not None:
                 raise Incorrect(f"order {order['_id']} (placed {when} the cutoff) was copied into the archive: only "
-                                "orders placed before the cutoff ($lt) are cold")
+                                "orders placed before the cutoff are cold")
             difference = first_difference(order, stored, words=COMPARE)
             if difference:
                 raise Incorrect(f"order {order['_id']} in db.orders was changed ({difference})")
@@ -123,8 +132,8 @@ def create_session_ttl(db):
         raised = self.call("archive_before", answer.archive_before, db, CUTOFF, expect_raise=True)
         if isinstance(raised, LearnerRaised):
             raise Incorrect(f"after a run that copied {copied} orders and failed before deleting them, "
-                            f"archive_before raised {raised.type_name}: a rerun must finish the job (replace or "
-                            "upsert by _id instead of insert)")
+                            f"archive_before raised {raised.type_name}: a rerun must finish the job without an "
+                            "error")
         missing = [o["_id"] for o in cold if db.orders_archive.count_documents({"_id": o["_id"]}) != 1]
         if missing:
             raise Incorrect(f"after the rerun, orders {missing} are not in db.orders_archive: a rerun must finish "
@@ -141,7 +150,7 @@ def create_session_ttl(db):
         self._check_rerun(answer, 99)
 
     def _check_count(self, answer, cutoff, copied=0):
-        db, orders, returned = self._archived(answer, cutoff, copied)
+        db, orders, returned = self._archived(answer, cutoff, copied, earlier=EARLIER_RUN)
         if isinstance(returned, LearnerRaised):
             return  # a rerun that raises returns no count: the rerun requirement fails, and says why
         want = sum(1 for o in orders if o["placedAt"] < cutoff)
@@ -149,11 +158,13 @@ def create_session_ttl(db):
             raise Incorrect(f"archive_before should return the number of orders it deleted, an int; got "
                             f"{returned!r:.60}")
         if returned != want:
-            raise Incorrect(f"archive_before returned {returned}; it deleted {want} orders from db.orders")
+            raise Incorrect(f"archive_before returned {returned}; it deleted {want} orders from db.orders (the "
+                            f"archive held {len(EARLIER_RUN)} orders of an earlier run, and holds "
+                            f"{db.orders_archive.count_documents({})} now)")
 
     @visible(points=1, checks="count")
     def returns_count(self, answer):
-        """It returns how many orders left db.orders"""
+        """It returns how many orders left db.orders, the archive holding an earlier run's orders"""
         self._check_count(answer, CUTOFF)
 
     @hidden(points=1, checks="count")

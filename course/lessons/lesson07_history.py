@@ -2,7 +2,9 @@
 
 Each update copies the version it replaces into ``db.policies_history`` (its ``_id`` kept as ``policyId``,
 beside its ``revision``) before changing the current document, so reads of the current version stay
-one ``find_one`` on ``db.policies`` and the past is one query on the history.
+one ``find_one`` on ``db.policies`` and the past is one query on the history.  The update names the
+revision it read in its filter (the lesson's rule): the check lets another client update the policy between
+the learner's read and write, and the learner's update must then change nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import datetime
 from course.datasets_more_patterns import policies
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.lessons.lesson04_common import COMPARE, data, first_difference, seeded
+from course.recording import RecordingDatabase
 
 CHANGES = ({"premium": 610_000, "updatedAt": datetime.datetime(2026, 4, 1)},
            {"coverage": 45_000_000, "updatedAt": datetime.datetime(2026, 5, 1)},
@@ -36,13 +39,17 @@ class History(Exercise):
                    "has an _id of its own)",
         "current": "the policy in db.policies gets the changes and its revision goes up by 1; its other fields "
                    "stay",
+        "guarded": "the update's filter names the revision update_policy read: when another client changes the "
+                   "policy between that read and the update, the update changes nothing",
         "read": "policy_at(db, policy_id, revision) returns that revision's fields (without _id or policyId) "
                 "from db.policies when it is the current one, from the history otherwise, and None when the "
                 "revision does not exist",
     }
     hints = (
         "Read the current version, insert it into the history with _id renamed policyId, then update.",
-        "The update: {'$set': changes, '$inc': {'revision': 1}}.",
+        "The update: update_one({'_id': policy_id, 'revision': current['revision']}, {'$set': changes, '$inc': "
+        "{'revision': 1}}): the revision read in the filter makes it match nothing if another client changed the "
+        "policy in between.",
         "policy_at: try db.policies.find_one({'_id': id, 'revision': r}), then "
         "db.policies_history.find_one({'policyId': id, 'revision': r}); drop _id and policyId.",
     )
@@ -128,8 +135,8 @@ def policy_at(db, policy_id, revision):
         difference = first_difference(want, got, words=COMPARE)
         if difference:
             raise Incorrect(f"after {times} update(s) policy {policy['_id']} in db.policies differs from the "
-                            f"expected revision {want['revision']} ({difference}): $set the changes and $inc "
-                            "revision by 1")
+                            f"expected revision {want['revision']} ({difference}): each update sets the changes and "
+                            "adds 1 to the revision")
         for other in data(policies):
             if other["_id"] != policy["_id"] and first_difference(other, db.policies.find_one({"_id": other["_id"]})):
                 raise Incorrect(f"updating policy {policy['_id']} changed policy {other['_id']}")
@@ -143,6 +150,45 @@ def policy_at(db, policy_id, revision):
     def current_after_three(self, answer):
         """Three updates: revision 4 with every change"""
         self._check_current(answer, 3, which=1)
+
+    def _check_guarded(self, answer, which, competing):
+        """Another client updates the policy (history first, then revision + 1) between the learner's read and
+        its write; the learner's update must leave the other client's revision as it wrote it."""
+        seed = data(policies)
+        db = seeded(self.lab, policies=seed)
+        policy_id = seed[which]["_id"]
+
+        theirs: list[dict] = []  #: the policy as the other client left it
+
+        def another_client():
+            current = db.policies.find_one({"_id": policy_id})
+            db.policies_history.insert_one({"policyId": policy_id, **self._fields(current)})
+            db.policies.update_one({"_id": policy_id, "revision": current["revision"]},
+                                   {"$set": dict(competing), "$inc": {"revision": 1}})
+            theirs.append(db.policies.find_one({"_id": policy_id}))
+
+        watched = RecordingDatabase(db, race=another_client)
+        # raising when the update matched nothing tells the caller: allowed, the data is what is judged
+        self.call("update_policy", answer.update_policy, watched, policy_id, dict(CHANGES[0]), expect_raise=True)
+        if not watched.raced:
+            return  # no write followed a read: nothing another client could slip in between
+        theirs = theirs[0]
+        difference = first_difference(theirs, db.policies.find_one({"_id": policy_id}), words=COMPARE)
+        if difference:
+            raise Incorrect(f"another client updated policy {policy_id} to revision {theirs['revision']} between "
+                            f"update_policy's read and its update, and the update then wrote over it ({difference}):"
+                            f" revision {theirs['revision']} is in no history; once the policy is no longer the "
+                            "revision update_policy read, its update must change nothing")
+
+    @visible(points=1, checks="guarded")
+    def another_client_in_between(self, answer):
+        """Another client updates the policy between the read and the update: its revision stays"""
+        self._check_guarded(answer, 0, {"premium": 999_000, "updatedAt": datetime.datetime(2026, 3, 15)})
+
+    @hidden(points=1, checks="guarded")
+    def another_client_changes_other_fields(self, answer):
+        """The same for another policy, the other client changing its holder"""
+        self._check_guarded(answer, 3, {"holder": "Ada Obi", "updatedAt": datetime.datetime(2026, 3, 20)})
 
     def _check_read(self, answer, times, revisions):
         seed = data(policies)

@@ -68,7 +68,7 @@ def order_rows(order_ids):
             extra = sorted(set(row) - set(ROW_FIELDS))
             if extra:
                 raise Incorrect(f"the row of order {row['_id']} has {', '.join(extra)} too: give only {{_id, total, "
-                                "customerName}} ($project)")
+                                "customerName}}")
             if row != want[row["_id"]]:
                 raise Incorrect(f"the row of order {row['_id']} is {row!r:.120}, expected {want[row['_id']]!r}: "
                                 "customerName is the name of the customer the order's customerId names")
@@ -113,7 +113,7 @@ def order_rows(order_ids):
     def _check_sorted(self, answer, order_ids):
         ids = [row.get("_id") for row in self._rows(answer, order_ids)]
         if ids != sorted(ids, key=str) and ids != sorted(ids):
-            raise Incorrect(f"the rows came in the order {ids}: sort them by _id ($sort)")
+            raise Incorrect(f"the rows came in the order {ids}, not in _id order")
 
     @visible(points=1, checks="sorted")
     def sorted_rows(self, answer):

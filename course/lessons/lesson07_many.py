@@ -94,7 +94,7 @@ def unenroll(db, student_id, course_id):
                                      ("course " + course + "'s studentIds", taken[course], student)):
             if isinstance(values, list) and values.count(value) > 1:
                 raise Incorrect(f"after enrolling {student} in {course} twice, {label} holds {value!r} "
-                                f"{values.count(value)} times: an enrolment repeated must change nothing ($addToSet)")
+                                f"{values.count(value)} times: an enrolment repeated must change nothing")
 
     @visible(points=2, checks="once")
     def enroll_twice(self, answer):

@@ -12,7 +12,7 @@ from bson.decimal128 import Decimal128
 
 from course.datasets_more_patterns import PRICES
 from course.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, hidden, visible
-from course.lessons.lesson04_common import is_int, seeded
+from course.lessons.lesson04_common import error_text, is_int, seeded
 
 SUB_CENT = ("1.005", "0.001")
 
@@ -86,7 +86,7 @@ def set_price(db, sku, amount):
                 raise Incorrect(f"to_cents({amount!r}) should return an int; got {type(got).__name__} {got!r}")
             if got != want:
                 raise Incorrect(f"to_cents({amount!r}) returned {got}, expected {want}: a float cannot hold "
-                                f"{amount} exactly; compute with decimal.Decimal")
+                                f"{amount} exactly, and the cents must be exact")
 
     @visible(points=2, checks="cents")
     def price_list(self, answer):
@@ -125,9 +125,9 @@ def set_price(db, sku, amount):
                     raise Incorrect(f"set_price(db, {sku!r}, {amount!r}) raised decimal.Inexact: Decimal128 refuses a "
                                     "Decimal it cannot hold exactly, and a Decimal made from a float carries the "
                                     f"float's binary error (Decimal(float({amount!r})) is "
-                                    f"{Decimal(float(amount))!s:.40}...): build it from the string, "
-                                    f"Decimal128({amount!r})")
-                raise LearnerCodeError(f"set_price(...) raised {raised}", raised)
+                                    f"{Decimal(float(amount))!s:.40}...): the price must be stored exactly as "
+                                    "written")
+                raise LearnerCodeError(f"set_price(...) raised {error_text(raised)}", raised)
         final = dict(settings)
         for sku, amount in final.items():
             doc = db.prices.find_one({"_id": sku})
@@ -141,9 +141,8 @@ def set_price(db, sku, amount):
             stored = _decimal(value)
             if stored != Decimal(amount):
                 rounded = _rounds(amount, stored)
-                raise Incorrect(f"the price of {sku} is stored as {value!r}, expected Decimal128({amount!r}): "
-                                + ("store the amount exactly as written, not rounded" if rounded else
-                                   "build it from the string, not from a float"))
+                raise Incorrect(f"the price of {sku} is stored as {value!r}, expected exactly {amount}: "
+                                + ("it was rounded" if rounded else "it carries a float's binary error"))
         if db.prices.count_documents({}) != len(final) + 1:
             raise Incorrect(f"db.prices holds {db.prices.count_documents({})} documents, expected one per sku: "
                             "replace a sku's earlier price")

@@ -495,6 +495,81 @@ def make_batch_snapshot(to_v2):
     return migrate_in_batches
 
 
+def make_batch_bulk_update_ones(to_v2):
+    """Right: an _id walk, each batch one bulk_write of an UpdateOne per order (unordered)."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        total, last = 0, None
+        while True:
+            query = dict(OLD)
+            if last is not None:
+                query["_id"] = {"$gt": last}
+            ids = [d["_id"] for d in orders.find(query, {"_id": 1}).sort("_id", 1).limit(batch_size)]
+            if not ids:
+                break
+            result = orders.bulk_write([UpdateOne({"_id": i, **OLD}, to_v2) for i in ids], ordered=False)
+            total += result.modified_count
+            last = ids[-1]
+            log(f"{len(ids)} selected, {result.modified_count} migrated")
+            sleep(pause)
+        return total
+    return migrate_in_batches
+
+
+def make_batch_update_one_each(to_v2):
+    """Right: each batch selected again by the version filter, then one update_one per order of it."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        migrated = 0
+        while True:
+            batch = list(orders.find(OLD, {"_id": 1}).sort("_id", 1).limit(batch_size))
+            if not batch:
+                return migrated
+            n = 0
+            for doc in batch:
+                n += orders.update_one({"_id": doc["_id"], **OLD}, to_v2).modified_count
+            migrated += n
+            log(f"batch of {len(batch)}: {n} migrated")
+            sleep(pause)
+    return migrate_in_batches
+
+
+def make_batch_pause_before_and_summary(to_v2):
+    """Right: sleeps only between two batches (not after the last), and logs a summary line at the end."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        moved, first = 0, True
+        while True:
+            ids = orders.distinct("_id", OLD)[:batch_size]
+            if not ids:
+                break
+            if not first:
+                sleep(pause)
+            first = False
+            changed = orders.update_many({"_id": {"$in": ids}, **OLD}, to_v2).modified_count
+            moved += changed
+            log(f"migrated {changed}")
+        log(f"done: {moved} orders migrated")
+        return moved
+    return migrate_in_batches
+
+
+def make_batch_carries_on(to_v2):
+    """Wrong (resumable): catches what sleep raises and goes on with the next batch."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        moved, last = 0, None
+        while True:
+            query = {} if last is None else {"_id": {"$gt": last}}
+            ids = [d["_id"] for d in orders.find({**query, **OLD}, {"_id": 1}).sort("_id", 1).limit(batch_size)]
+            if not ids:
+                return moved
+            moved += orders.update_many({"_id": {"$in": ids}, **OLD}, to_v2).modified_count
+            last = ids[-1]
+            log(f"up to _id {last}: {moved}")
+            try:
+                sleep(pause)
+            except Exception:  # a deploy is no reason to stop half-way, thinks the learner
+                pass
+    return migrate_in_batches
+
+
 # 05.5 ----------------------------------------------------------------------------------------
 def disagreements_aggregate(orders):
     """$expr in an aggregation: first of phones against phone, both defaulting to null."""
@@ -573,6 +648,31 @@ def disagreements_report_collection(orders):
     list(orders.aggregate(pipeline))
     report = orders.database["reconcile_report"]
     return disagreements_python(report)
+
+
+def disagreements_first_operator(orders):
+    """Right: $expr comparing customer.phone with {$first: ...} of the list (a missing field on both sides agrees)."""
+    pipeline = [
+        {"$match": {"customer.phones": {"$exists": True}}},
+        {"$match": {"$expr": {"$ne": ["$customer.phone", {"$first": "$customer.phones"}]}}},
+        {"$sort": {"_id": 1}},
+        {"$project": {"_id": 1}},
+    ]
+    return [d["_id"] for d in orders.aggregate(pipeline)]
+
+
+def disagreements_type_missing(orders):
+    """Right: [phone] (or [] when $type says missing) against phones[:1], computed with $addFields."""
+    pipeline = [
+        {"$match": {"customer.phones": {"$exists": True}}},
+        {"$addFields": {
+            "old": {"$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]},
+            "first": {"$slice": ["$customer.phones", 1]},
+        }},
+        {"$match": {"$expr": {"$ne": ["$old", "$first"]}}},
+        {"$sort": {"_id": 1}},
+    ]
+    return [d["_id"] for d in orders.aggregate(pipeline)]
 
 
 # 05.6 ----------------------------------------------------------------------------------------

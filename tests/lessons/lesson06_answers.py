@@ -368,6 +368,33 @@ def repair_orders_upserts(db):
         db.customers.update_one({"_id": customer["_id"]}, {"$unset": {"orders": ""}})
 
 
+def repair_orders_merge_on_fields(db):
+    """Right: the entries unwound and $merge'd on (customer_id, order_no), which a unique index covers."""
+    db.order_history.create_index([("customer_id", 1), ("order_no", 1)], unique=True)
+    db.customers.aggregate([
+        {"$match": {"orders": {"$exists": True}}},
+        {"$unwind": "$orders"},
+        {"$replaceWith": {"$mergeObjects": [{"customer_id": "$_id"}, "$orders"]}},
+        {"$merge": {"into": "order_history", "on": ["customer_id", "order_no"], "whenMatched": "keepExisting",
+                    "whenNotMatched": "insert"}},
+    ])
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+        recent = sorted(customer["orders"], key=lambda e: e["placed_at"], reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent}, "$unset": {"orders": ""}})
+
+
+def repair_orders_upserts_by_fields(db):
+    """Right: a unique index on (customer_id, order_no), then one upsert per entry by those fields."""
+    db.order_history.create_index([("customer_id", 1), ("order_no", 1)], unique=True)
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+        for entry in customer["orders"]:
+            db.order_history.update_one({"customer_id": customer["_id"], "order_no": entry["order_no"]},
+                                        {"$setOnInsert": {"placed_at": entry["placed_at"],
+                                                          "total_pence": entry["total_pence"]}}, upsert=True)
+        newest = sorted(customer["orders"], key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
+
+
 def _repair(db, recent_of, unset=True, select_all=False, extra=None):
     query = {} if select_all else {"orders": {"$exists": True}}
     for customer in list(db.customers.find(query, {"orders": 1})):

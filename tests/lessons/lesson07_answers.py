@@ -126,6 +126,18 @@ def view_sets_seq(db, page, seq):
         db.pages.update_one({"_id": page}, {"$set": {"lastSeq": seq}})
 
 
+def view_sets_views_to_seq(db, page, seq):
+    """Wrong (flush): on every tenth view, sets views to seq (right only for one process on a fresh page)."""
+    if seq % FLUSH_EVERY == 0:
+        db.pages.update_one({"_id": page}, {"$set": {"views": seq}}, upsert=True)
+
+
+def view_replace_with_read_total(db, page, seq):
+    """Right: reads nothing, replaces nothing: an upserted $inc written through update_many on the one _id."""
+    if seq % FLUSH_EVERY == 0:
+        db.pages.update_many({"_id": page}, {"$inc": {"views": FLUSH_EVERY}}, upsert=True)
+
+
 # 07.3 archive -------------------------------------------------------------------------------------------
 def archive_bulk(db, cutoff):
     cold = list(db.orders.find({"placedAt": {"$lt": cutoff}}))
@@ -208,6 +220,24 @@ def archive_returns_ids(db, cutoff):
     return ids
 
 
+def archive_returns_archive_size(db, cutoff):
+    """Wrong (count): returns the size of the archive, which holds earlier runs' orders too."""
+    for order in list(db.orders.find({"placedAt": {"$lt": cutoff}})):
+        db.orders_archive.replace_one({"_id": order["_id"]}, order, upsert=True)
+    db.orders.delete_many({"placedAt": {"$lt": cutoff}})
+    return db.orders_archive.count_documents({})
+
+
+def archive_counts_before_and_after(db, cutoff):
+    """Right: the number of orders db.orders held before, less the number it holds after."""
+    before = db.orders.count_documents({})
+    cold = list(db.orders.find({"placedAt": {"$lt": cutoff}}))
+    for order in cold:
+        db.orders_archive.replace_one({"_id": order["_id"]}, order, upsert=True)
+    db.orders.delete_many({"_id": {"$in": [order["_id"] for order in cold]}})
+    return before - db.orders.count_documents({})
+
+
 def ttl_days(db):
     db.sessions.create_index("lastSeenAt", expireAfterSeconds=30)
 
@@ -241,6 +271,32 @@ def update_pipeline_free(db, policy_id, changes):
     history = {"policyId": policy_id}
     history.update({k: v for k, v in current.items() if k != "_id"})
     db["policies_history"].insert_one(history)
+    db["policies"].update_one({"_id": policy_id, "revision": current["revision"]},
+                              {"$set": {**changes, "revision": current["revision"] + 1}})
+
+
+def update_guarded_by_whole_document(db, policy_id, changes):
+    """Right: the update's filter is the whole version read, so any change in between makes it match nothing."""
+    current = db.policies.find_one({"_id": policy_id})
+    db.policies_history.insert_one({"policyId": current["_id"], **{k: v for k, v in current.items() if k != "_id"}})
+    result = db.policies.update_one(current, {"$set": changes, "$inc": {"revision": 1}})
+    return result.modified_count == 1
+
+
+def update_raises_on_conflict(db, policy_id, changes):
+    """Right: the guarded update, raising when another client changed the policy in between."""
+    current = db.policies.find_one({"_id": policy_id})
+    db.policies_history.insert_one({"policyId": policy_id, **{k: v for k, v in current.items() if k != "_id"}})
+    result = db.policies.update_one({"_id": policy_id, "revision": current["revision"]},
+                                    {"$set": changes, "$inc": {"revision": 1}})
+    if result.matched_count == 0:
+        raise RuntimeError(f"policy {policy_id} changed since revision {current['revision']} was read")
+
+
+def update_unguarded(db, policy_id, changes):
+    """Wrong (guarded): the update's filter is the _id alone: a revision written in between is overwritten."""
+    current = db["policies"].find_one({"_id": policy_id})
+    db["policies_history"].insert_one({"policyId": policy_id, **{k: v for k, v in current.items() if k != "_id"}})
     db["policies"].update_one({"_id": policy_id}, {"$set": {**changes, "revision": current["revision"] + 1}})
 
 
@@ -280,14 +336,16 @@ def update_history_reuses_id(db, policy_id, changes):
         db.policies_history.insert_one({**current, "policyId": policy_id})
     except DuplicateKeyError:
         db.policies_history.replace_one({"_id": policy_id}, {**current, "policyId": policy_id})
-    db.policies.update_one({"_id": policy_id}, {"$set": changes, "$inc": {"revision": 1}})
+    db.policies.update_one({"_id": policy_id, "revision": current["revision"]},
+                           {"$set": changes, "$inc": {"revision": 1}})
 
 
 def update_history_changes_only(db, policy_id, changes):
     current = db.policies.find_one({"_id": policy_id})
     db.policies_history.insert_one({"policyId": policy_id, "revision": current["revision"],
                                     **{k: current[k] for k in changes}})
-    db.policies.update_one({"_id": policy_id}, {"$set": changes, "$inc": {"revision": 1}})
+    db.policies.update_one({"_id": policy_id, "revision": current["revision"]},
+                           {"$set": changes, "$inc": {"revision": 1}})
 
 
 def update_history_new_version(db, policy_id, changes):
@@ -300,13 +358,14 @@ def update_history_new_version(db, policy_id, changes):
 def update_no_revision(db, policy_id, changes):
     current = db.policies.find_one({"_id": policy_id})
     db.policies_history.insert_one({"policyId": policy_id, **{k: v for k, v in current.items() if k != "_id"}})
-    db.policies.update_one({"_id": policy_id}, {"$set": changes})
+    db.policies.update_one({"_id": policy_id, "revision": current["revision"]}, {"$set": changes})
 
 
 def update_replaces_with_changes(db, policy_id, changes):
     current = db.policies.find_one({"_id": policy_id})
     db.policies_history.insert_one({"policyId": policy_id, **{k: v for k, v in current.items() if k != "_id"}})
-    db.policies.replace_one({"_id": policy_id}, {**changes, "revision": current["revision"] + 1})
+    db.policies.replace_one({"_id": policy_id, "revision": current["revision"]},
+                            {**changes, "revision": current["revision"] + 1})
 
 
 def at_history_only(db, policy_id, revision):

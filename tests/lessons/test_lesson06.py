@@ -39,6 +39,10 @@ RIGHT = [
           {"repair_orders": a.repair_orders_reversed_tail}),
     Right("06.6", "one insert_many and a bulk_write", {"repair_orders": a.repair_orders_bulk}),
     Right("06.6", "upserts keyed by customer and order number", {"repair_orders": a.repair_orders_upserts}),
+    Right("06.6", "$merge on customer_id and order_no, a unique index on them",
+          {"repair_orders": a.repair_orders_merge_on_fields}),
+    Right("06.6", "a unique index, then upserts by customer_id and order_no",
+          {"repair_orders": a.repair_orders_upserts_by_fields}),
 ]
 
 WRONG = [
