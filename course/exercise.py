@@ -11,9 +11,10 @@ or instructor ever sees of an assertion: never its code.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping
 
+from course import hidden_messages
 from course.capabilities import Capability
 from course.placeholder import is_placeholder
 from course.results import Hint, Outcome, Result, Solution, Status
@@ -67,12 +68,15 @@ class LearnerRaised(Exception):
 
 class GradingLimit(Exception):
     """A limit of the grader was reached while the learner's code ran (it wrote too much through the checks'
-    database, or a command it sent would not stop): the assertion is an ``error`` with this reason."""
+    database, or a command it sent would not stop): the assertion is an ``error`` with this reason.
+
+    ``why`` is the limit's own sentence, without the learner's function named (what a hidden check shows)."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why
 
 
-#: what a hidden check shows of an exception the learner's code raised (its message could hold the check's data)
-HIDDEN_RAISED = "(a hidden check's data is never shown: run the visible checks, or call it yourself with data of " \
-                "your own, to see the message)"
 
 
 def plain_message(error: BaseException) -> str:
@@ -149,10 +153,12 @@ class Unsupported(Exception):
     the backend (a read the learner's code made where no recording reaches), the whole ``reason``.
     """
 
-    def __init__(self, *capabilities: Capability, feature: str = "", reason: str = ""):
+    def __init__(self, *capabilities: Capability, feature: str = "", reason: str = "", fixed: bool = False):
         self.capabilities = capabilities
         self.feature = feature or ", ".join(sorted(str(c) for c in capabilities))
         self.reason = reason  #: the whole message, when what is missing is not a backend's feature
+        #: the text is the course's own, never built from an answer or an engine's error (a hidden check may show it)
+        self.fixed = fixed or (bool(capabilities) and not feature and not reason)
         super().__init__(self.reason or self.feature)
 
 
@@ -202,8 +208,8 @@ class Exercise:
 
     def __init__(self, lab: "Lab"):
         self.lab = lab
-        self._raised: list[LearnerRaised] = []  #: what the learner's code raised in the assertion running now
         self._hints_shown = 0
+        self._withhold = False  #: a hidden assertion's message is a fixed sentence (grading's hidden pass)
 
     # ---- declared assertions -------------------------------------------------
     @classmethod
@@ -257,7 +263,6 @@ class Exercise:
                 raise Unsupported(feature=f"a feature {self.lab.backend.name} does not implement "
                                           f"({str(error).strip().splitlines()[0][:160]})") from error
             raised = LearnerRaised.from_exception(error)
-            self._raised.append(raised)
             if expect_raise:
                 return raised
             raise LearnerCodeError(f"{name}(...) raised {raised}", raised) from error
@@ -281,13 +286,16 @@ class Exercise:
         return value if isinstance(value, LearnerRaised) else None
 
     def expect_type(self, name: str, value: Any, kind: type | tuple[type, ...], example: str = "") -> Any:
-        """Return ``value`` if it is of ``kind``, else fail with a message naming the expected type."""
-        if isinstance(value, kind):
+        """Return ``value`` if it is of ``kind``, else fail with a message naming the expected type.
+
+        A cursor or generator the grader carried across as a list (its ``returned_type`` says what it was)
+        is judged as what it was, as in one process."""
+        got = str(getattr(value, "returned_type", type(value).__name__))
+        if isinstance(value, kind) and got in ("list", type(value).__name__):
             return value
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted = " or ".join(k.__name__ for k in kinds)
         hint = f", for example {example}" if example else ""
-        got = type(value).__name__
 
         def a(word: str) -> str:
             return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
@@ -324,20 +332,66 @@ class Exercise:
                               tuple(outcomes), pending=pending)
         return self._summarise(tuple(outcomes), possible, pending)
 
+    def evaluate_hidden(self, namespace: Mapping[str, Any], visible: Result) -> Result:
+        """Grading's second pass: run the hidden assertions on the answers in ``namespace`` and summarise them
+        with ``visible`` (this exercise's ``evaluate(..., include_hidden=False)``), as one ``evaluate(...,
+        include_hidden=True)`` would.  The grader calls it once every visible assertion of the notebook has
+        run, so that nothing the learner's code saw in a hidden check can reach a visible check's message;
+        and a hidden assertion that does not pass says only a fixed sentence (:mod:`course.hidden_messages`).
+        ``evaluate`` in one process (the tests') keeps the hidden assertions' own messages."""
+        self._withhold = True
+        possible = sum(a.points for a in self.assertions() if self._lacking(a.requires) == [])
+        settled = self._settled_before_hidden(visible, possible)
+        if settled is not None:
+            return settled
+        answers = Answers({name: namespace[name] for name in self.answers if name in namespace})
+        shown = iter(visible.outcomes)
+        outcomes: list[Outcome] = []
+        for assertion in self.assertions():
+            outcome = self._run(assertion, answers) if assertion.hidden else next(shown)
+            outcomes.append(outcome)
+            if outcome.status is Status.NOT_ATTEMPTED:
+                return Result(self.id, self.title, Status.NOT_ATTEMPTED, outcome.message, 0.0, possible,
+                              tuple(outcomes))
+        return self._summarise(tuple(outcomes), possible)
+
+    @staticmethod
+    def _settled_before_hidden(visible: Result, possible: float) -> Result | None:
+        """The whole verdict when the visible pass settled it (not attempted, or nothing checkable here)."""
+        if visible.status is Status.NOT_ATTEMPTED:
+            return replace(visible, max_score=possible, pending=0)
+        if visible.status is Status.UNSUPPORTED and not visible.outcomes:
+            return replace(visible, pending=0)
+        return None
+
+    def hidden_not_run(self, visible: Result, why: str) -> Result:
+        """``visible`` completed with an ``error`` outcome for each hidden assertion, which could not run
+        (``why``: the notebook stopped before its hidden checks' turn)."""
+        possible = sum(a.points for a in self.assertions() if self._lacking(a.requires) == [])
+        settled = self._settled_before_hidden(visible, possible)
+        if settled is not None:
+            return settled
+        if not visible.outcomes:  # the visible pass could not grade at all: its error stands
+            return visible
+        shown = iter(visible.outcomes)
+        outcomes = tuple(Outcome(a.name, Status.ERROR, 0.0, a.points, f"not run: {why}", True, a.requirement)
+                         if a.hidden else next(shown) for a in self.assertions())
+        return self._summarise(outcomes, possible)
+
     def _lacking(self, capabilities: Iterable[Capability]) -> list[Capability]:
         return [c for c in capabilities if not self.lab.backend.supports(c)]
 
     def _run(self, assertion: Assertion, answers: Answers) -> Outcome:
-        self._raised = []
-        def outcome(status: Status, message: str = "", points: float = 0.0) -> Outcome:
-            if assertion.hidden and status is not Status.CORRECT:
-                message = self._without_raised(message)
+        def outcome(status: Status, message: str = "", points: float = 0.0, withheld: str = "") -> Outcome:
+            if self._withhold and assertion.hidden and status not in (Status.CORRECT, Status.NOT_ATTEMPTED):
+                message = withheld or hidden_messages.INCORRECT  # never the check's data (course/hidden_messages.py)
             return Outcome(assertion.name, status, points, assertion.points, message, assertion.hidden,
                            assertion.requirement)
 
         lacking = self._lacking(assertion.requires)
         if lacking:
-            return outcome(Status.UNSUPPORTED, self._needs(lacking))
+            return outcome(Status.UNSUPPORTED, self._needs(lacking), withheld=self._needs(lacking))
+        generic_gap = self._needs_feature(hidden_messages.ENGINE_GAP.format(backend=self.lab.backend.name))
         try:
             assertion.function(self, answers)
         except Incorrect as failure:
@@ -345,30 +399,22 @@ class Exercise:
         except NotAttempted as pending:
             return outcome(Status.NOT_ATTEMPTED, f"{pending} still returns ____: write your code there")
         except LearnerCodeError as error:
-            if assertion.hidden and error.raised is not None:
-                return outcome(Status.ERROR, f"{str(error).split('(...)')[0]}(...) raised "
-                                             f"{error.raised.type_name} {HIDDEN_RAISED}")
-            return outcome(Status.ERROR, str(error))
+            names = error.raised.type_names if error.raised is not None else ("Exception",)
+            return outcome(Status.ERROR, str(error), withheld=hidden_messages.raised(names))
         except GradingLimit as limit:
-            return outcome(Status.ERROR, str(limit))
+            return outcome(Status.ERROR, str(limit), withheld=limit.why or str(limit))
         except Unsupported as lacking_here:
-            return outcome(Status.UNSUPPORTED, lacking_here.reason or self._needs_feature(lacking_here.feature))
+            said = lacking_here.reason or self._needs_feature(lacking_here.feature)
+            return outcome(Status.UNSUPPORTED, said, withheld=said if lacking_here.fixed else generic_gap)
         except Exception as error:  # anything else: a wrong shape the assertion did not foresee
             if engine_cannot(error):
                 return outcome(Status.UNSUPPORTED, self._needs_feature(
-                    f"a feature {self.lab.backend.name} does not implement ({str(error).splitlines()[0][:160]})"))
-            detail = f"{type(error).__name__}" if assertion.hidden else f"{type(error).__name__}: {error}"
-            return outcome(Status.ERROR, f"your answer could not be checked ({assertion.name.lower()}): {detail}")
+                    f"a feature {self.lab.backend.name} does not implement ({str(error).splitlines()[0][:160]})"),
+                               withheld=generic_gap)
+            return outcome(Status.ERROR, f"your answer could not be checked ({assertion.name.lower()}): "
+                                         f"{type(error).__name__}: {error}",
+                           withheld=hidden_messages.not_checkable(assertion.name, error))
         return outcome(Status.CORRECT, points=assertion.points)
-
-    def _without_raised(self, message: str) -> str:
-        """``message`` with the text of every exception the learner's code raised in this assertion cut out:
-        a hidden check's message may name what was raised, never what it said."""
-        for raised in self._raised:
-            for text in {raised.message, repr(raised.message)}:
-                if len(text) >= 3 and text in message:
-                    message = message.replace(text, "...")
-        return message
 
     def _needs_short(self, capabilities: Iterable[Capability]) -> str:
         return "needs " + ", ".join(sorted(str(c) for c in capabilities))
@@ -406,8 +452,9 @@ class Exercise:
             return Result(self.id, self.title, Status.UNSUPPORTED, lacking[0].message, 0.0, 0.0, outcomes,
                           pending, unchecked)
         if lacking:
-            return Result(self.id, self.title, Status.PARTLY_CHECKED,
-                          "every check that could run here passed", score, possible, outcomes, pending,
+            said = "every check that could run here passed; " + "; ".join(
+                f"not checked on this backend: {item}" for item in unchecked)
+            return Result(self.id, self.title, Status.PARTLY_CHECKED, said, score, possible, outcomes, pending,
                           unchecked)
         return Result(self.id, self.title, Status.CORRECT, "", score, possible, outcomes, pending)
 

@@ -116,7 +116,8 @@ class Result:
         lines = [self.message] if self.message else []
         if self.status not in (Status.NOT_ATTEMPTED, Status.UNSUPPORTED) and self.checked_summary:
             lines.append(self.checked_summary)
-        lines += [f"not checked on this backend: {item}" for item in self.unchecked]
+        lines += [f"not checked on this backend: {item}" for item in self.unchecked
+                  if f"not checked on this backend: {item}" not in self.message]  # a partly checked one says them
         return lines
 
     def __str__(self) -> str:

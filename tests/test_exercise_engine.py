@@ -56,6 +56,10 @@ def test_right_answer_scores_everything_it_can_check(lab):
         assert result.status is Status.PARTLY_CHECKED and result.score == result.max_score == 3
         assert result.unchecked == ("something only a validator can show (needs validators)",)
         assert "not checked on this backend: something only a validator can show" in str(result)
+        # the gradebook's row is the message alone: it names what was not checked, once
+        assert result.message.endswith("not checked on this backend: something only a validator can show "
+                                       "(needs validators)")
+        assert str(result).count("something only a validator can show") == 1
 
 
 def test_requirement_table_and_outcomes_name_their_requirement(lab):
@@ -209,18 +213,23 @@ class Quoting(Double):
             raise Incorrect(f"double('...') should raise TypeError, not {raised}")
 
 
+def _graded(exercise_class, lab, answers):
+    """An exercise graded as ``course grade`` does: the visible pass, then the hidden one."""
+    return exercise_class(lab).evaluate_hidden(answers, exercise_class(lab).evaluate(answers, include_hidden=False))
+
+
 def test_a_hidden_check_shows_what_the_learner_raised_by_its_type_only(lab):
     def leaky(x):
         raise ValueError(f"I was given {x!r}")
 
-    result = Double(lab).evaluate({"double": leaky}, include_hidden=True)
+    result = _graded(Double, lab, {"double": leaky})
     shown = {outcome.name: outcome.message for outcome in result.outcomes}
     assert "I was given 2" in shown["Doubles 2"]  # visible: the learner has that data
     assert "ValueError" in shown["Doubles negative numbers"] and "-3" not in shown["Doubles negative numbers"]
     assert "I was given" not in shown["Doubles negative numbers"]
-    quoted = Quoting(lab).evaluate({"double": leaky}, include_hidden=True)
+    quoted = _graded(Quoting, lab, {"double": leaky})
     message = next(o.message for o in quoted.outcomes if o.name == "Refuses a string")
-    assert "ValueError" in message and "SECRET-INPUT-42" not in message and "I was given" not in message
+    assert "SECRET-INPUT-42" not in message and "I was given" not in message  # the check's own message quoted it
 
 
 def test_a_grading_limit_is_the_assertions_error_whatever_the_learner_catches(lab):
@@ -232,3 +241,58 @@ def test_a_grading_limit_is_the_assertions_error_whatever_the_learner_catches(la
     result = Double(lab).evaluate({"double": writes_too_much}, include_hidden=True)
     assert result.status is Status.ERROR
     assert all("more than 256 MiB" in o.message for o in result.outcomes if o.status is Status.ERROR)
+
+
+# ---- grading's two passes: visible assertions after the answer cell, hidden ones after the last cell ----------
+
+ANSWERS = {
+    "right": lambda x: x * 2,
+    "wrong on negatives": lambda x: abs(x) * 2,
+    "raises a made-up class": lambda x: (_ for _ in ()).throw(type("Leak_" + str(x), (KeyError,), {})()),
+    "raises on negatives": lambda x: x * 2 if x > 0 else int(f"x{x}"),
+}
+
+
+@pytest.mark.parametrize("which", list(ANSWERS))
+def test_two_passes_give_the_verdict_and_score_of_one(lab, which):
+    answers = {"double": ANSWERS[which]}
+    whole = Double(lab).evaluate(answers, include_hidden=True)
+    visible_pass = Double(lab).evaluate(answers, include_hidden=False)
+    graded = Double(lab).evaluate_hidden(answers, visible_pass)
+    assert (graded.status, graded.score, graded.max_score, graded.pending) == \
+        (whole.status, whole.score, whole.max_score, 0)
+    assert [(o.name, o.status) for o in graded.outcomes] == [(o.name, o.status) for o in whole.outcomes]
+
+
+def test_a_hidden_assertion_that_fails_says_a_fixed_sentence_when_graded(lab):
+    from course import hidden_messages
+
+    wrong = {"double": ANSWERS["wrong on negatives"]}
+    graded = _graded(Double, lab, wrong)
+    hidden_outcome = next(o for o in graded.outcomes if o.hidden)
+    assert hidden_outcome.message == hidden_messages.INCORRECT and "-3" not in str(graded)
+    leaking = {"double": lambda x: 4 if x == 2 else int(f"secret {x}")}
+    graded = _graded(Double, lab, leaking)
+    assert graded.message == f"your code raised ValueError {hidden_messages.RAISED}" and "secret" not in str(graded)
+    in_process = Double(lab).evaluate(wrong, include_hidden=True)  # the tests' own view keeps the message
+    assert in_process.message == "double(-3) should be -6"
+
+
+def test_a_made_up_exception_class_is_named_by_its_known_base():
+    from course.hidden_messages import safe_type_name
+
+    assert safe_type_name(("Leak_secret_data", "KeyError", "LookupError", "Exception")) == "a subclass of KeyError"
+    assert safe_type_name(("ValueError", "Exception")) == "ValueError"
+    assert safe_type_name(("DuplicateKeyError", "WriteError", "OperationFailure")) == "DuplicateKeyError"
+    assert safe_type_name(("Mine",)) == "an exception of a class your code defined"
+
+
+def test_hidden_assertions_that_could_not_run_are_errors_and_keep_the_whole_score_at_stake(lab):
+    right = {"double": ANSWERS["right"]}
+    visible_pass = Double(lab).evaluate(right, include_hidden=False)
+    stopped = Double(lab).hidden_not_run(visible_pass, "the kernel died")
+    whole = Double(lab).evaluate(right, include_hidden=True)
+    assert stopped.status is Status.ERROR and stopped.max_score == whole.max_score and stopped.pending == 0
+    assert stopped.score == visible_pass.score and "not run: the kernel died" in stopped.message
+    untouched = Double(lab).evaluate({"double": ____}, include_hidden=False)
+    assert Double(lab).hidden_not_run(untouched, "x").max_score == whole.max_score

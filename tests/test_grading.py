@@ -20,6 +20,7 @@ from course.grading.runner import (
 )
 from course.grading.sandbox import KERNEL_PATH_VARIABLE
 from course.grading.submissions import UsageError, find_submissions
+from course.hidden_messages import INCORRECT
 from course.notebooks import read_notebook, write_notebook
 from course.release import make_lab
 from course.results import Result, Status
@@ -161,7 +162,8 @@ def test_duplicates_errors_and_missing_cells(graded_class):
     assert "exercise 99.3: answer cell missing (no cell tagged exercise:99.3)" in feedback
     assert "2 cells are tagged exercise:99.1" in feedback and "the last one was graded" in feedback
     assert "exercise:01.1, which is not an exercise of lab 99" in feedback
-    assert "total is 41, which is not the answer" in feedback
+    assert INCORRECT in feedback and "not passed: total is the answer" in feedback
+    assert "total is 41" not in feedback  # a hidden check's message is never shown
     assert "lab.q1.hint()" in feedback
     assert "passed: total is an integer" in feedback
 

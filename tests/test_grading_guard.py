@@ -85,6 +85,22 @@ def test_generators_and_cursors_come_back_as_lists():
     assert decode(encoder.encode({"k": map(str, [1])})) == {"k": ["1"]}
 
 
+
+def test_a_returned_cursor_or_generator_remembers_it_was_not_a_list():
+    # "return a list (not the cursor itself)": the grader must see what the learner's function returned
+    from course.exercise import Exercise, Incorrect
+    from course.grading.channel import Materialised
+
+    encoder = Encoder(materialise=True)
+    came = decode(encoder.encode((x for x in range(3))))
+    assert isinstance(came, Materialised) and came.returned_type == "generator" and came == [0, 1, 2]
+    assert not isinstance(decode(encoder.encode([0, 1, 2])), Materialised)
+    exercise = Exercise.__new__(Exercise)
+    assert exercise.expect_type("names", [1], list) == [1]
+    with pytest.raises(Incorrect, match="names should be a list; got a generator"):
+        exercise.expect_type("names", came, list)
+
+
 # ---- the relay: only this call's databases, and the command log --------------------
 
 def _op_msg(body: dict, request_id: int = 7) -> bytes:
@@ -126,6 +142,7 @@ def test_the_relay_refuses_other_databases_and_data_commands_between_calls(tmp_p
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(4)
+    server.settimeout(0.2)
     forwarded = []
 
     def upstream():
@@ -139,11 +156,14 @@ def test_the_relay_refuses_other_databases_and_data_commands_between_calls(tmp_p
                     return
                 forwarded.append(data)
 
-        while True:
+        while server.fileno() != -1:  # a closed listener ends this thread (a later fork needs none left)
             try:
                 conn, _ = server.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(None)
             threading.Thread(target=read, args=(conn,), daemon=True).start()
 
     threading.Thread(target=upstream, daemon=True).start()
@@ -209,14 +229,18 @@ def _upstream_recorder():
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
+    server.settimeout(0.2)
     forwarded: list[bytes] = []
 
     def serve():
-        while True:
+        while server.fileno() != -1:  # a closed listener ends this thread (a later fork needs none left)
             try:
                 conn, _ = server.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(None)
             threading.Thread(target=lambda: [forwarded.append(d) for d in iter(lambda: conn.recv(65536), b"")],
                              daemon=True).start()
 
@@ -477,3 +501,13 @@ def test_feedback_files_of_similar_names_do_not_collide():
     assert len({feedback_filename(n) for n in ("a b", "a_b", "a/b")}) == 3
 
 
+
+
+def test_a_collation_crosses_as_the_document_it_stands_for():
+    # lesson 08's name_search may return pymongo's Collation: the checks must see its fields, not an opaque object
+    from pymongo.collation import Collation
+
+    from course.grading.agent import _collation_document
+
+    assert _collation_document(Collation("en", strength=2)) == {"locale": "en", "strength": 2}
+    assert _collation_document({"locale": "en"}) is None

@@ -173,7 +173,8 @@ def db_class(tmp_path_factory):
 
 def test_a_victim_graded_beside_database_attackers_keeps_full_marks(db_class):
     grades, _ = db_class
-    assert grades["victim"] == {"98.1": ("correct", "5", "5")}
+    assert grades["victim"] == {"98.1": ("correct", "5", "5"), "98.2": ("correct", "5", "5"),
+                                "98.3": ("correct", "1", "1")}
 
 
 def test_dropping_other_databases_and_writing_between_calls_reach_nothing(db_class):

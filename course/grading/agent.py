@@ -5,7 +5,10 @@ a silent cell).  The agent connects to the grader's channel socket
 (:mod:`course.grading.channel`) and serves requests until told ``done``:
 
 * ``{"op": "answers", "names": [...]}``: the answer variables, as plain data
-  (functions as handles);
+  (functions as handles); with ``"keep": ID`` the objects are also kept under
+  that exercise id, and ``"kept": ID`` reads those kept objects instead (the
+  hidden checks run after the notebook's last cell, on what its answer cell
+  left);
 * ``{"op": "call", "handle": n, "args": [...], "kwargs": {...}}``: call a
   learner function; collections and databases arrive as references and are
   rebuilt on a pymongo client connected to the checks' database through the
@@ -32,6 +35,8 @@ from urllib.parse import quote_plus
 from course.grading.channel import TAG, ChannelError, Encoder, decode, receive, send
 
 MAX_MESSAGE = 2000  #: characters of an exception message sent back
+#: exercise id -> its answer objects as the visible checks found them (the hidden checks' pass reads these)
+_KEPT: dict[str, dict[str, Any]] = {}
 
 
 class _Agent:
@@ -54,6 +59,9 @@ class _Agent:
             number = len(self.handles) + 1
             self.handles[number] = value
             return {TAG: "handle", "id": number, "name": str(getattr(value, "__name__", "function"))[:100]}
+        document = _collation_document(value)
+        if document is not None:  # pymongo's Collation crosses as the document it stands for, as on the wire
+            return self.encoder.encode(document)
         return None
 
     def _rebuild(self, tagged: dict) -> Any:
@@ -101,10 +109,13 @@ class _Agent:
             self.client = None
 
     # ---- requests --------------------------------------------------------------
-    def answers(self, names: list) -> dict:
+    def answers(self, names: list, keep: str = "", kept: str = "") -> dict:
         from course.exercise import notebook_namespace
 
-        namespace = notebook_namespace()
+        # a kernel started again after the first one died kept nothing: its answer cell has just run
+        namespace = _KEPT[str(kept)] if kept and str(kept) in _KEPT else notebook_namespace()
+        if keep:  # the hidden checks' pass, after the last cell, calls the very objects the visible checks saw
+            _KEPT[str(keep)] = {str(name): namespace[str(name)] for name in names if str(name) in namespace}
         values = {}
         for name in names:
             name = str(name)
@@ -187,7 +198,8 @@ class _Agent:
                 if op == "done":
                     return
                 if op == "answers":
-                    reply = self.answers(list(message.get("names", [])))
+                    reply = self.answers(list(message.get("names", [])), str(message.get("keep", "")),
+                                         str(message.get("kept", "")))
                 elif op == "call":
                     reply = self.call(message)
                 elif op == "lab":
@@ -205,6 +217,18 @@ class _Agent:
                 send(self.sock, reply)
             except (ValueError, ChannelError) as error:
                 send(self.sock, {"failed": f"the reply could not be sent: {error}"})
+
+
+def _collation_document(value: Any) -> dict | None:
+    """The document of a pymongo ``Collation`` (what it sends to a server), else None."""
+    try:
+        from pymongo.collation import Collation
+    except ImportError:  # pragma: no cover - pymongo is the course's driver
+        return None
+    if not isinstance(value, Collation):
+        return None
+    document = value.document
+    return dict(document) if isinstance(document, dict) else None
 
 
 def describe_exception(error: BaseException) -> dict:

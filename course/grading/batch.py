@@ -242,6 +242,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
 
         def in_its_own_process() -> Graded:
             checks = open_checks_databases(1)[0]
+            checks.private = True
             checks.start_soon()  # ready by the time the kernel has run the answer cell
             return grade_here(learner, notebook, checks)  # the process ends with its engine: no close
 

@@ -16,7 +16,9 @@ plain data cannot say is tagged with a ``"$course"`` key:
 * ``{"$course": "collection", "db": ..., "name": ...}`` / ``"database"``: a
   reference to a collection of the checks' database;
 * ``"tuple"``, ``"set"``, ``"dict"`` (non-string keys), ``"placeholder"`` (the
-  course's ``____``) and ``"opaque"`` (anything else: its type name only).
+  course's ``____``), ``"iterable"`` (a returned cursor or generator: its items
+  and its type name, rebuilt as a :class:`Materialised` list that remembers
+  it) and ``"opaque"`` (anything else: its type name only).
 
 Frames are capped at :data:`MAX_FRAME` bytes and nesting at :data:`MAX_DEPTH`.
 """
@@ -154,8 +156,15 @@ class Encoder:
                 items.append(self.encode(item, depth + 1))
                 if len(items) > MAX_ITEMS:
                     raise ValueError(f"the returned iterable yields more than {MAX_ITEMS} items")
-            return items
+            return {TAG: "iterable", "type": str(type(value).__name__)[:100], "items": items}
         return {TAG: "opaque", "type": str(type(value).__name__)[:100]}
+
+
+class Materialised(list):
+    """The items of a cursor or generator a learner's function returned, as a list that remembers the type
+    the value had (``returned_type``): a check of "returns a list" can tell them apart, as in one process."""
+
+    returned_type = "list"
 
 
 class Opaque:
@@ -199,6 +208,10 @@ def decode(value: Any, special=None, depth: int = 0) -> Any:
             return {decode(k, special, depth + 1): decode(v, special, depth + 1) for k, v in zip(keys, values)}
         except TypeError:
             raise ChannelError("a dict with unhashable keys") from None
+    if tag == "iterable":
+        rebuilt = Materialised(decode(v, special, depth + 1) for v in _items(value, "items"))
+        rebuilt.returned_type = str(value.get("type", "iterable"))[:100]
+        return rebuilt
     if tag == "opaque":
         return Opaque(str(value.get("type", "?"))[:100])
     if tag == "placeholder":

@@ -43,6 +43,9 @@ class ChecksDatabase:
         self.host: Any = None  #: the grader's own engine, once started (lazy only)
         self._lock = threading.Lock()
         self._closed = False  #: once closed, never started again (a start_soon thread may come late)
+        #: an engine that ends with the one notebook's grading process it was made for: nothing to drop after it
+        #: (and no wait on an engine a learner's command still keeps busy)
+        self.private = False
 
     @property
     def reachable(self) -> bool:

@@ -1,11 +1,15 @@
-"""Executing one notebook in its kernel, cell by cell, and grading each exercise right after its answer cell.
+"""Executing one notebook in its kernel, cell by cell, and grading each exercise in two passes.
 
 The learner's cells run as they are (outputs capped, under both time limits).
 After an answer cell, the grader runs a silent request in the kernel that
-starts the agent (:mod:`course.grading.agent`), and grades the exercise in a
-thread of its own process (:func:`course.grading.remote.grade_exercise`) while
-the agent serves it; nothing is added to the notebook or to the kernel's
-history.
+starts the agent (:mod:`course.grading.agent`), and runs the exercise's
+visible assertions in a thread of its own process
+(:func:`course.grading.remote.grade_exercise`) while the agent serves it;
+nothing is added to the notebook or to the kernel's history.  Once the last
+cell has run, a second request per exercise runs its hidden and secret
+assertions on the answers its answer cell left (the agent kept them): no
+visible check, and no cell, runs after the learner's code has seen a hidden
+check's data, so none can show it (:mod:`course.hidden_messages`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ DEFAULT_WRITE_MB = 256  #: what a notebook's functions may write through the che
 DEFAULT_COMMAND_SECONDS = 30  #: how long one command a learner function sends may run in the checks' engine
 DEFAULT_GRADER_MEMORY_MB = 4096  #: the address space of the process that grades one notebook
 AGENT_GRACE = 10.0  #: seconds the kernel has to end the grader's request once grading is done
+#: the hidden checks run after the last cell, and may run past the notebook's limit by twice the time its visible
+#: checks took (+ 2 s), at most this many seconds: a slow last cell does not cost the hidden points before it
+HIDDEN_GRACE_MAX = 30.0
 KERNEL_DIED = "the kernel died (the code crashed the Python process, exited it, or ran out of memory)"
 
 
@@ -56,6 +63,8 @@ class Execution:
     notebook_timeout: bool = False
     truncated: list[int] = field(default_factory=list)  #: cells whose output was cut
     graded: dict[str, Any] = field(default_factory=dict)  #: exercise id -> Result
+    hidden_done: set[str] = field(default_factory=set)  #: exercises whose hidden assertions have run
+    visible_seconds: float = 0.0  #: time the visible checks took (what the hidden ones may take past the limit)
 
 
 def _client_class():
@@ -109,7 +118,15 @@ def timed_out(cell: Any) -> bool:
     return error.startswith("KeyboardInterrupt") or error.startswith("TimeoutError")
 
 
-Grader = Callable[[str, Any, threading.Event, Callable[[], None], str], Any]  # (exercise id, ...) -> Result
+#: (exercise id, answer cell, gave up, interrupt, token, visible Result or None) -> Result
+Grader = Callable[[str, Any, threading.Event, Callable[[], None], str, Any], Any]
+
+
+def awaits_hidden(result: Any) -> bool:
+    """True when ``result`` is a visible pass that leaves hidden assertions to run in the kernel."""
+    from course.results import Status
+
+    return bool(result.pending and result.outcomes) and result.status is not Status.NOT_ATTEMPTED
 
 
 def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, str], work: Path, limits: Limits,
@@ -133,7 +150,15 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         outcome.notebook_timeout, outcome.stopped_at = True, index
         outcome.stopped = f"the notebook ran past its total time limit of {limits.notebook_timeout:g} s"
 
-    async def grade_here(exercise_id: str, index: int, deadline: float) -> None:
+    async def grade_here(exercise_id: str, index: int, deadline: float, visible: Any = None) -> None:
+        started = time.monotonic()
+        try:
+            await grade_in_kernel(exercise_id, index, deadline, visible)
+        finally:
+            if visible is None:
+                outcome.visible_seconds += time.monotonic() - started
+
+    async def grade_in_kernel(exercise_id: str, index: int, deadline: float, visible: Any) -> None:
         loop = asyncio.get_running_loop()
         gave_up = threading.Event()
         token = secrets.token_hex(16)
@@ -149,7 +174,9 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         answer_cell = notebook.cells[index]
         try:
             outcome.graded[exercise_id] = await asyncio.to_thread(grade, exercise_id, index, gave_up, interrupt,
-                                                                  token)
+                                                                  token, visible)
+            if visible is not None:
+                outcome.hidden_done.add(exercise_id)
             try:  # the agent was told "done": the request ends now, or the kernel is hung (or hijacked)
                 await asyncio.wait_for(asyncio.shield(task), timeout=AGENT_GRACE)
             except asyncio.TimeoutError:
@@ -164,41 +191,114 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
             notebook.cells[index] = answer_cell  # nbclient files the request's cell under this index
 
     async def run() -> None:
-        try:
-            await run_cells()
-        finally:
-            if client.kc is not None:  # nbclient leaves a kernel it did not start to its owner: its heartbeat
-                client.kc.stop_channels()  # thread would otherwise ping the dead kernel for the rest of the run
-            await kill_sandbox(manager)
-
-    async def run_cells() -> None:
         deadline = time.monotonic() + limits.notebook_timeout
+        answered: list[tuple[str, int]] = []  # filled as exercises are graded, even if the kernel's end raises
+        try:
+            await run_cells(deadline, answered)
+        except DeadKernelError:
+            outcome.dead, outcome.stopped = True, outcome.stopped or KERNEL_DIED
+        finally:
+            await end_kernel(last=False)
+        left = [(e, i) for e, i in answered if e not in outcome.hidden_done and awaits_hidden(outcome.graded[e])]
+        try:
+            if outcome.dead and left and not outcome.notebook_timeout and deadline - time.monotonic() > 0.5:
+                client.kc = None  # a new kernel, once: the cells up to the last answer again, then the hidden checks
+                manager.context = _fresh_context()  # the dead kernel's shutdown closed the manager's ZeroMQ context
+                await run_again(left, deadline)
+        except (DeadKernelError, RuntimeError):
+            pass  # a kernel that will not start again or dies again: what did not run is "not run: ..."
+        finally:
+            await end_kernel()
+
+    def hidden_deadline(deadline: float) -> float:
+        grace = min(HIDDEN_GRACE_MAX, 2 * outcome.visible_seconds + 2)
+        return max(deadline, time.monotonic() + grace)
+
+    async def end_kernel(last: bool = True) -> None:
+        if client.kc is not None:  # nbclient leaves a kernel it did not start to its owner: its heartbeat
+            client.kc.stop_channels()  # thread would otherwise ping the dead kernel for the rest of the run
+        await kill_sandbox(manager, last)
+
+    async def run_cells(deadline: float, answered: list[tuple[str, int]]) -> None:
         async with client.async_setup_kernel(env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             _default_signals()  # a SIGTERM or Ctrl-C stops the grader, not just this kernel
-            for index, cell in enumerate(notebook.cells):
-                if cell.get("cell_type") != "code":
-                    continue
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return stop_for_time(index)
-                client.timeout = max(1, min(limits.cell_timeout, int(left) + 1))
+            await run_visible(deadline, answered)
+            if not outcome.dead:
+                await run_hidden(answered, hidden_deadline(deadline))
+
+    async def run_again(left: list[tuple[str, int]], deadline: float) -> None:
+        """After the kernel died: a fresh kernel runs the cells up to the last answer cell graded, and each of
+        those exercises' hidden assertions after its answer cell (no visible check runs in this kernel, and
+        its cells' outputs are dropped, so nothing shows what a hidden check handed the learner's code)."""
+        import copy
+
+        wanted = {index: [e for e, i in left if i == index] for _, index in left}
+        kept = list(notebook.cells)
+        async with client.async_setup_kernel(env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            _default_signals()
+            try:
+                for index, cell in enumerate(kept[:max(wanted) + 1]):
+                    if cell.get("cell_type") != "code":
+                        continue
+                    if deadline - time.monotonic() <= 0.5:
+                        return
+                    client.timeout = max(1, min(limits.cell_timeout, int(deadline - time.monotonic()) + 1))
+                    again = copy.deepcopy(cell)
+                    await client.async_execute_cell(again, index, execution_count=client.code_cells_executed + 1)
+                    if raised(again):
+                        continue
+                    for exercise_id in wanted.get(index, []):
+                        await grade_here(exercise_id, index, deadline, outcome.graded[exercise_id])
+
+            except DeadKernelError:
+                return
+            finally:
+                notebook.cells[:] = kept  # the graded copy keeps the first run's cells and outputs
+
+    async def run_visible(deadline: float, answered: list[tuple[str, int]]) -> None:
+        """Every cell, each exercise's visible assertions after its answer cell; ``answered`` gets each
+        (exercise, answer cell) graded."""
+        for index, cell in enumerate(notebook.cells):
+            if cell.get("cell_type") != "code":
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                stop_for_time(index)
+                return
+            client.timeout = max(1, min(limits.cell_timeout, int(left) + 1))
+            try:
+                await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+            except DeadKernelError:
+                outcome.dead, outcome.stopped_at, outcome.stopped = True, index, KERNEL_DIED
+                return
+            if client.timeout < limits.cell_timeout and timed_out(cell) and time.monotonic() >= deadline - 0.5:
+                stop_for_time(index)
+                return
+            if raised(cell):
+                continue  # its exercises get "the answer cell raised ..."
+            for exercise_id in grade_after.get(index, []):
                 try:
-                    await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                    await grade_here(exercise_id, index, deadline)
                 except DeadKernelError:
                     outcome.dead, outcome.stopped_at, outcome.stopped = True, index, KERNEL_DIED
                     return
-                if client.timeout < limits.cell_timeout and timed_out(cell) and time.monotonic() >= deadline - 0.5:
-                    return stop_for_time(index)
-                if raised(cell):
-                    continue  # its exercises get "the answer cell raised ..."
-                for exercise_id in grade_after.get(index, []):
-                    try:
-                        await grade_here(exercise_id, index, deadline)
-                    except DeadKernelError:
-                        outcome.dead, outcome.stopped_at, outcome.stopped = True, index, KERNEL_DIED
-                        return
-                    if outcome.stopped:
-                        return
+                answered.append((exercise_id, index))
+                if outcome.stopped:
+                    return
+
+    async def run_hidden(answered: list[tuple[str, int]], deadline: float) -> None:
+        """The hidden assertions of each exercise graded above, within the same notebook limit."""
+        for exercise_id, index in answered:
+            visible = outcome.graded.get(exercise_id)
+            if visible is None or not awaits_hidden(visible):
+                continue
+            if deadline - time.monotonic() <= 0.5 or outcome.dead:
+                return
+            try:
+                await grade_here(exercise_id, index, deadline, visible)
+            except DeadKernelError:
+                outcome.dead, outcome.stopped = True, outcome.stopped or KERNEL_DIED
+                return
 
     try:
         asyncio.run(run())
@@ -215,8 +315,15 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
     return outcome
 
 
-async def kill_sandbox(manager: Any) -> None:
-    """Kill the kernel's process at once: in the sandbox, its PID namespace and everything in it die too."""
+def _fresh_context() -> Any:
+    import zmq.asyncio
+
+    return zmq.asyncio.Context()
+
+
+async def kill_sandbox(manager: Any, last: bool = True) -> None:
+    """Kill the kernel's process at once: in the sandbox, its PID namespace and everything in it die too;
+    with ``last``, remove the sandbox's pids cgroup as well (else another kernel may start in it)."""
     try:
         if manager.has_kernel:
             await manager.shutdown_kernel(now=True)
@@ -227,7 +334,7 @@ async def kill_sandbox(manager: Any) -> None:
         process.kill()
         process.wait()
     connection = getattr(manager, "connection_file", "")
-    if connection:
+    if connection and last:
         from course.grading import process_limit
         from course.grading.kernel import cgroup_name
 

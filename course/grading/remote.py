@@ -240,7 +240,8 @@ class RemoteFunction:
             if relay.exceeded or relay.stuck:
                 from course.exercise import GradingLimit
 
-                raise GradingLimit(f"{self.__name__}: {relay.exceeded or relay.stuck}")
+                why = relay.exceeded or relay.stuck
+                raise GradingLimit(f"{self.__name__}: {why}", why)
         else:
             reply = self._link.request(message, callbacks=callbacks)
         if isinstance(reply.get("after"), dict):
@@ -380,7 +381,7 @@ class GradingLab(Lab):
             from course.exercise import Unsupported
             from course.grading.checkdb import NO_DATABASE_FEATURE
 
-            raise Unsupported(feature=NO_DATABASE_FEATURE)
+            raise Unsupported(feature=NO_DATABASE_FEATURE, fixed=True)
         name = tagged_name(self.id, "scratch", self._tag)
         self.client.drop_database(name)
         return self.client[name]
@@ -432,9 +433,16 @@ def with_secret_tests(exercise_class: type, secret_modules: list[Any]) -> type:
     return type(exercise_class.__name__, (exercise_class,), members)
 
 
-def answer_values(link: AgentLink, names: tuple[str, ...]) -> dict[str, Any]:
-    """The learner's answer variables as plain data (functions as RemoteFunction); missing ones left out."""
-    reply = link.request({"op": "answers", "names": list(names)})
+def answer_values(link: AgentLink, names: tuple[str, ...], keep: str = "", kept: str = "") -> dict[str, Any]:
+    """The learner's answer variables as plain data (functions as RemoteFunction); missing ones left out.
+
+    ``keep``: the agent also keeps the objects under that exercise id; ``kept``: read those instead."""
+    request: dict[str, Any] = {"op": "answers", "names": list(names)}
+    if keep:
+        request["keep"] = keep
+    if kept:
+        request["kept"] = kept
+    reply = link.request(request)
     values = reply.get("values")
     if not isinstance(values, dict):
         raise AgentGone(str(reply.get("failed", "the kernel sent no answers")))
@@ -449,8 +457,13 @@ def answer_values(link: AgentLink, names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def grade_exercise(link: AgentLink, exercise_class: type, checks: Any, tag: str,
-                   secret_modules: list[Any]) -> Any:
-    """Grade one exercise against the agent's answers; return its Result (never raises for learner trouble)."""
+                   secret_modules: list[Any], visible: Any = None) -> Any:
+    """Grade one exercise against the agent's answers; return its Result (never raises for learner trouble).
+
+    Without ``visible``: its visible assertions, on the answers as they are now (which the agent keeps);
+    the Result's ``pending`` counts the hidden ones.  With ``visible`` (that Result): the hidden and secret
+    assertions, on the kept answers, summarised with it; the grader does this after the notebook's last
+    cell (:func:`course.grading.execution.run_notebook`)."""
     from course.results import Result, Status
 
     lab_id = exercise_class.id.split(".", 1)[0]
@@ -462,11 +475,23 @@ def grade_exercise(link: AgentLink, exercise_class: type, checks: Any, tag: str,
             return Result(exercise_class.id, exercise_class.title, Status.ERROR, NOT_STARTED, 0.0, possible)
         lab = GradingLab(lab_id, checks.lab_backend(), tag, link, checks.reachable)
         exercise = graded_class(lab)
-        namespace = answer_values(link, tuple(exercise_class.answers))
-        return exercise.evaluate(namespace, include_hidden=True)
+        names = tuple(exercise_class.answers)
+        if visible is None:
+            return exercise.evaluate(answer_values(link, names, keep=exercise_class.id), include_hidden=False)
+        return exercise.evaluate_hidden(answer_values(link, names, kept=exercise_class.id), visible)
     except (AgentGone, ChannelError) as error:
         return Result(exercise_class.id, exercise_class.title, Status.ERROR,
                       f"could not grade: {error}", 0.0, possible)
     except Exception as error:  # the engine itself failed: say so without a traceback
         return Result(exercise_class.id, exercise_class.title, Status.ERROR,
                       f"grading failed: {type(error).__name__}: {error}", 0.0, possible)
+
+
+def hidden_not_run(exercise_class: type, checks: Any, tag: str, secret_modules: list[Any], visible: Any,
+                   why: str) -> Any:
+    """``visible`` (an exercise's visible Result) completed with its hidden and secret assertions as errors
+    that could not run (``why``), for a notebook that stopped before the hidden checks' turn."""
+    lab_id = exercise_class.id.split(".", 1)[0]
+    exercise = with_secret_tests(exercise_class, secret_modules)(
+        GradingLab(lab_id, checks.lab_backend(), tag, None, checks.reachable))
+    return exercise.hidden_not_run(visible, why)

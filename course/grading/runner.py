@@ -316,7 +316,8 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
     from course.grading.isolation import abort
     from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
     from course.grading.relay import Relay
-    from course.grading.remote import AgentLink, grade_exercise
+    from course.grading.execution import awaits_hidden
+    from course.grading.remote import AgentLink, grade_exercise, hidden_not_run
     from course.lessons import lesson
     from course.notebooks import write_notebook
 
@@ -337,18 +338,24 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
                                  sandbox)
         link = AgentLink(str(sockets / "agent.sock"), relay, limits.cell_timeout, lambda: None)
 
-        def grade(exercise_id: str, index: int, gave_up: Any, interrupt: Any, token: str) -> Result:
+        def grade(exercise_id: str, index: int, gave_up: Any, interrupt: Any, token: str,
+                  visible: Result | None) -> Result:
             link.interrupt = interrupt
             from course.grading.remote import AgentGone
 
             try:
                 with link.session(gave_up, limits.cell_timeout, token) as agent:
-                    return grade_exercise(agent, classes[exercise_id], checks, tag, secret_modules)
+                    return grade_exercise(agent, classes[exercise_id], checks, tag, secret_modules, visible)
             except AgentGone as error:
                 return error_result(infos[exercise_id], f"could not grade: {error}")
 
         run = run_notebook(notebook, manager, env, work, limits, after, str(sockets / "agent.sock"), grade)
-        if checks.started:
+        why = f"the notebook stopped before its hidden checks ran ({run.stopped or 'no time was left'})"
+        for exercise_id, result in list(run.graded.items()):
+            if exercise_id not in run.hidden_done and (awaits_hidden(result) or result.pending):
+                run.graded[exercise_id] = hidden_not_run(classes[exercise_id], checks, tag, secret_modules, result,
+                                                         why)
+        if checks.started and not checks.private:
             try:
                 drop_checks_databases(checks, lab, tag)
             except Exception:  # noqa: BLE001 - cleanup trouble must not lose the grades

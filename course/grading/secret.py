@@ -15,14 +15,14 @@ that defines functions decorated with :func:`hidden_for`::
 Each function receives the exercise (``exercise.lab.db``, ``exercise.call``,
 ``exercise.expect_type`` ...) and the learner's answers by name, exactly like
 the package's ``@hidden`` assertions, and runs in the grader (never in the
-learner's kernel, which never sees the file) right after the exercise's answer
-cell: a learner function it calls runs in the kernel, through the agent, on
-the data the test hands it.  It passes by returning and fails by raising
-:class:`~course.exercise.Incorrect`.  Its first docstring line is its
-description; the description and the failure message are all that feedback,
-gradebook and summary show, never the code.  What the learner's code raised
-while a secret (or any hidden) test ran is shown by its type only, never its
-message, which could repeat the test's data.
+learner's kernel, which never sees the file) once the notebook's last cell has
+run, with the hidden assertions: a learner function it calls runs in the
+kernel, through the agent, on the data the test hands it.  It passes by
+returning and fails by raising :class:`~course.exercise.Incorrect`.  Its first
+docstring line is its description; feedback, gradebook and summary show that
+description and a fixed sentence (:mod:`course.hidden_messages`), never its
+code, its failure message (which may quote what the learner's code returned)
+or what the learner's code raised beyond the nearest builtin or pymongo class.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def install() -> None:
     sys.modules[f"course.lessons.{MODULE}"] = sys.modules[__name__]
 
 
-# ---- lab 98: one exercise whose checks hand a collection to the learner's function ----------
+# ---- lab 98: checks that hand a collection to the learner's functions (98.2 races, 98.3 reports) ----
 
 DB_LAB, DB_MODULE = "98", "fake98"
 KITCHEN = [{"_id": i, "category": "kitchen" if i % 3 == 0 else "garden"} for i in range(1, 10)]
@@ -123,14 +123,86 @@ class CountKitchen(Exercise):
             raise Incorrect("the collection changed while count_kitchen ran")
 
 
+STOCK = [{"_id": f"sku-{i}", "name": f"Pan {i}", "stock": 10} for i in range(1, 6)]
+HIDDEN_SENTINEL = "HIDDEN_SENTINEL_5521"  #: only in 98.2's hidden check: never in any grading output
+HIDDEN_PRODUCT = {"_id": f"sku-{HIDDEN_SENTINEL}", "name": f"Pot {HIDDEN_SENTINEL}", "stock": 4}
+
+
+class Restock(Exercise):
+    """A read-modify-write race check: another writer sells one between the learner's read and write."""
+
+    id = "98.2"
+    title = "Restock a product"
+    answers = ("restock",)
+    requirements = {"adds": "adds n to the product's stock",
+                    "race": "keeps a sale another writer makes between your read and your write"}
+
+    def stocked(self, documents=STOCK, race: bool = False):
+        """A fresh scratch collection of ``documents`` behind a recording wrapper (with the sale race if asked)."""
+        from course.recording import RecordingCollection
+
+        products = self.lab.scratch().products
+        products.insert_many([dict(d) for d in documents])
+        if not race:
+            return RecordingCollection(products)
+        return RecordingCollection(products, race=lambda: products.update_many({}, {"$inc": {"stock": -1}}))
+
+    def restocks(self, answer, documents, product_id: str, n: int, race: bool = False) -> None:
+        """Call ``restock(products, product_id, n)``; raise Incorrect unless the stock grew by n (less the sale)."""
+        products = self.stocked(documents, race)
+        start = next(d["stock"] for d in documents if d["_id"] == product_id)
+        self.call("restock", answer.restock, products, product_id, n)
+        after = (products.wrapped.find_one({"_id": product_id}) or {}).get("stock")
+        wanted = start + n - (1 if products.raced else 0)
+        if after != wanted:  # the message names no product: a hidden check's product stays hidden
+            sale = " (another writer sold one meanwhile)" if products.raced else ""
+            raise Incorrect(f"the stock went from {start} to {after!r}, not {wanted}{sale}")
+
+    @visible(points=2, checks="adds")
+    def adds(self, a):
+        """restock adds n to the stock"""
+        self.restocks(a, STOCK, "sku-2", 5)
+
+    @visible(points=2, checks="race")
+    def keeps_a_sale(self, a):
+        """restock keeps a sale made between its read and its write"""
+        self.restocks(a, STOCK, "sku-3", 4, race=True)
+
+    @hidden(points=1, checks="adds")
+    def adds_elsewhere(self, a):
+        """restock adds to another product"""
+        self.restocks(a, [*STOCK, HIDDEN_PRODUCT], HIDDEN_PRODUCT["_id"], 3)
+
+
+class Report(Exercise):
+    """Where an attacker reports whether it got through: ``report(products)`` returns "mongo" only then."""
+
+    id = "98.3"
+    title = "A report"
+    answers = ("report",)
+
+    @visible(points=1)
+    def reports(self, a):
+        """report(products) returns 'mongo'"""
+        from course.recording import RecordingCollection
+
+        products = self.lab.scratch().products
+        products.insert_many([dict(d) for d in KITCHEN])
+        if self.call("report", a.report, RecordingCollection(products)) != "mongo":
+            raise Incorrect("report(products) should return 'mongo'")
+
+
+DB_EXERCISES = (CountKitchen, Restock, Report)
+
+
 def install_db_lab() -> None:
-    """Register lab 98 (:class:`CountKitchen`) as ``course.lessons.fake98`` in this process."""
+    """Register lab 98 (:data:`DB_EXERCISES`) as ``course.lessons.fake98`` in this process."""
     import types
 
     import course.lessons
 
     module = types.ModuleType(f"course.lessons.{DB_MODULE}")
-    module.TITLE, module.SLUG, module.EXERCISES = "A fake lab with a database", "fake-db-lab", (CountKitchen,)
+    module.TITLE, module.SLUG, module.EXERCISES = "A fake lab with a database", "fake-db-lab", DB_EXERCISES
     course.lessons.MODULES[DB_LAB] = DB_MODULE
     sys.modules[module.__name__] = module
 

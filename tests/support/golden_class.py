@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from course.hidden_messages import INCORRECT as WITHHELD
 from support import fake_lesson
 from support.fake_lesson import code
 
@@ -112,14 +113,15 @@ EXPECTED = {
 #: learner -> phrases its feedback (Markdown) must contain
 FEEDBACK = {
     "alice": ["✔ **99.1**", "passed: total is not the off-by-one answer", "passed: double works on big numbers"],
-    "wanda": ["total is 41, which is not the answer", "not passed: total is not the off-by-one answer: "
-              "total is one short: count again", "lab.q1.hint()"],
+    # a hidden or secret check that fails says its description and a fixed sentence, never its message
+    "wanda": [WITHHELD, "not passed: total is the answer", "not passed: total is not the off-by-one answer",
+              "lab.q1.hint()"],
     "cheat_evaluate": ["replace the ____ in total with your answer"],
     "cheat_code": ["replace the ____ in total with your answer"],
     "cheat_record": ["replace the ____ in total with your answer"],
     "cheat_hook": ["replace the ____ in total with your answer"],
     "cheat_session": ["replace the ____ in total with your answer"],
-    "checks_edited": ["total is 41, which is not the answer"],
+    "checks_edited": [WITHHELD, "not passed: total is the answer"],
     "duplicate": ["2 cells are tagged exercise:99.1", "the last one was graded"],
     "deleted": ["exercise 99.3: answer cell missing"],
     "killer": ["the kernel died (the code crashed the Python process, exited it, or ran out of memory) "

@@ -8,6 +8,8 @@ the same run, two at a time, and must keep the golden class's grades.
 
 :data:`DB_ATTACKS` do the same on lab 98, whose checks hand a collection to the learner's function:
 their ``count_kitchen`` misbehaves on the checks' database while a victim is graded beside them.
+The attacks of issue 27 on the relay, the engine, the feedback and the package cache are in
+:mod:`support.relay_attacks` (graded by tests/test_grading_relay_attacks.py).
 """
 
 from __future__ import annotations
@@ -267,14 +269,17 @@ DB_ATTACKS = {
 
 
 def write_db_class(root: Path, victim_tag: str) -> Path:
-    """Lab 98: a correct victim and the :data:`DB_ATTACKS`; return the class folder."""
+    """Lab 98: a correct victim (every exercise) and the :data:`DB_ATTACKS` (98.1 only); return the class folder."""
     from course.notebooks import write_notebook
     from support.fake_lesson import notebook
 
+    from support.relay_attacks import HONEST
+
     submissions = root / "dbclass"
     for learner, answer in (("victim", DB_SOLUTION), *DB_ATTACKS.items()):
+        rest = [code(HONEST[exercise], f"exercise:{exercise}") for exercise in ("98.2", "98.3") if learner == "victim"]
         nb = notebook(code(fake_lesson.DB_START), code(f"VICTIM_TAG = {victim_tag!r}\n" + answer, "exercise:98.1"),
-                      lab="98")
+                      *rest, lab="98")
         (submissions / learner).mkdir(parents=True)
         write_notebook(nb, submissions / learner / "98-fake-db-lab.ipynb")
     return submissions
