@@ -141,12 +141,13 @@ class ShardKey:
     def of(cls, spec: Any) -> "ShardKey":
         """A shard key from ``{"tenantId": 1, "createdAt": 1}``, a list of pairs, or a field name; a clear
         ValueError for anything MongoDB's shardCollection would refuse."""
+        given = spec
         if isinstance(spec, str):
             spec = [(spec, 1)]
         elif isinstance(spec, Mapping):
             spec = list(spec.items())
         if not isinstance(spec, (list, tuple)) or not spec:
-            raise ValueError(f"a shard key is a dict such as {{'tenantId': 1, 'createdAt': 1}}; got {spec!r:.80}")
+            raise ValueError(f"a shard key is a dict such as {{'tenantId': 1, 'createdAt': 1}}; got {given!r:.80}")
         pairs = []
         for pair in spec:
             if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[0], str) or not pair[0]:

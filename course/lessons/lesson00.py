@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 
 from course.exercise import Exercise, Incorrect, hidden, visible
-from course.lessons.lesson01_reads import document_reads, fields_beyond, returned_documents
+from course.lessons.lesson01_reads import (document_reads, fields_beyond, is_a_list, returned_documents,
+                                          returned_type)
 from course.recording import RecordingCollection
 
 TITLE = "Start here"
@@ -22,6 +23,25 @@ PRODUCTS, SEED = 200, 7
 CHEAP_PENCE = 999  #: "£9.99 or less"
 #: the field a read may bring back besides the names (it comes unless excluded; a $group's key is there too)
 ID_FIELD = "_id"
+
+
+def _as_number(value):
+    """The number ``value`` stands for (an int or float as it is, a str such as "12" read as one), else None.
+
+    The count and its type are two requirements: "12" is the right number in the wrong type, and only
+    the type check says so.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value.strip())
+            except ValueError:
+                continue
+    return None
 
 
 class CheapGardenCount(Exercise):
@@ -56,22 +76,23 @@ cheap_garden_count = products.count_documents(
         products = self.lab.db.products
         if products.estimated_document_count() == 0:
             raise Incorrect("the lab's products collection is empty: run the notebook from the top")
-        value = answer.cheap_garden_count
-        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        shown = answer.cheap_garden_count
+        value = _as_number(shown)  # its type is the "int" requirement's business
+        if value is not None \
                 and value == products.count_documents({"category": "garden", "price_pence": {"$lte": CHEAP_PENCE}}):
             return
         if value == products.count_documents({"category": "garden"}):
-            raise Incorrect(f"{value!r} is the number of every garden product, whatever its price: the question "
+            raise Incorrect(f"{shown!r} is the number of every garden product, whatever its price: the question "
                             "counts only those at £9.99 or less")
         if value == products.count_documents({"category": "garden", "price_pence": {"$lt": CHEAP_PENCE}}):
             exactly = products.count_documents({"category": "garden", "price_pence": CHEAP_PENCE})
             which = "the garden product" if exactly == 1 else f"the {exactly} garden products"
-            raise Incorrect(f"{value!r} leaves out {which} priced exactly 999 pence: 'at most £9.99' includes "
+            raise Incorrect(f"{shown!r} leaves out {which} priced exactly 999 pence: 'at most £9.99' includes "
                             "£9.99 itself")
         if value == products.count_documents({"price_pence": {"$lte": CHEAP_PENCE}}):
-            raise Incorrect(f"{value!r} is the number of products at £9.99 or less in every category: the "
+            raise Incorrect(f"{shown!r} is the number of products at £9.99 or less in every category: the "
                             "question counts garden products only")
-        raise Incorrect(f"{value!r} is not the number of garden products at 999 pence or less "
+        raise Incorrect(f"{shown!r} is not the number of garden products at 999 pence or less "
                         "in the lab's products collection")
 
 
@@ -111,7 +132,8 @@ class CheapestNames(Exercise):
     title = "Name the cheapest products of a category"
     answers = ("cheapest_names",)
     requirements = {
-        "names": "cheapest_names returns a list of names (str), not documents",
+        "names": "cheapest_names returns a list (not a tuple, cursor or other iterable) of names (str), not "
+                 "documents",
         "category": "only products of the given category",
         "order": "the cheapest first: no product of the category left out is cheaper than one returned",
         "tie": "products of the same price come in _id order, the lower _id first (also at the cut)",
@@ -162,6 +184,9 @@ def cheapest_names(products, category, n=5):
             shown = next((x for x in got if not isinstance(x, str)), returned)
             raise Incorrect(f"cheapest_names should return a list of names (str), got an item {shown!r:.80}: "
                             "a name is the string itself, not a document that holds it")
+        if not is_a_list(returned):  # the other checks read the items of any iterable
+            raise Incorrect(f"cheapest_names(products, {category!r}, {n}) returned a {returned_type(returned)} "
+                            "of names: the statement asks for a list")
 
     def _category(self, answer, category: str, n: int):
         _, _, got, found = self._call_on_tied(answer, category, n)
@@ -230,8 +255,9 @@ def cheapest_names(products, category, n=5):
 
     @visible(points=2, checks="order")
     def cheapest_first(self, answer):
-        """The five cheapest garden products, cheapest first"""
+        """The five cheapest garden products and the three cheapest kitchen ones, cheapest first"""
         self._order(answer, "garden", 5)
+        self._order(answer, "kitchen", 3)
 
     @visible(points=1, checks="tie")
     def ties_by_id(self, answer):
@@ -240,8 +266,9 @@ def cheapest_names(products, category, n=5):
 
     @visible(points=1, checks="limit")
     def n_names(self, answer):
-        """Four names when asked for four"""
+        """Four garden names when asked for four, two toys when asked for two"""
         self._limit(answer, "garden", 4)
+        self._limit(answer, "toys", 2)
 
     @visible(points=2, checks="projection")
     def asks_for_names_only(self, answer):
@@ -271,8 +298,9 @@ def cheapest_names(products, category, n=5):
 
     @hidden(points=1, checks="order")
     def another_category(self, answer):
-        """Another category, another n"""
-        self._order(answer, "kitchen", 3)
+        """Other sizes: every kitchen product, nine garden ones"""
+        self._order(answer, "kitchen", 4)
+        self._order(answer, "garden", 9)
 
     @hidden(points=1, checks="limit")
     def just_one(self, answer):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 from course.exercise import Exercise, Incorrect, hidden, visible
+from course.lessons.lesson01_reads import is_a_list, returned_type
 from course.matching import index_specs
 from course.plans import plan_for, plan_problem
 from course.recording import RecordingDatabase
@@ -68,7 +69,8 @@ class CustomerDesign(Exercise):
                         "customer_id",
         "no_embed": "placing orders leaves the customer document unchanged: no list of orders (or order ids) in it",
         "version": f"each stored order carries schema_version {ORDER_SCHEMA_VERSION}",
-        "recent": "recent_orders returns the customer's orders, largest placed_at first, at most limit (default 10)",
+        "recent": "recent_orders returns a list (not a cursor) of the customer's orders, largest placed_at first, "
+                  "at most limit (default 10)",
         "index": "create_order_indexes creates an index that serves recent_orders: no collection scan, no "
                  "in-memory sort",
         "no_extra_index": "create_order_indexes creates no other index, on orders or on customers",
@@ -181,7 +183,7 @@ def create_order_indexes(db):
                              _address("home"))
         if db.customers.count_documents({"_id": UNKNOWN_CUSTOMER}):
             raise Incorrect(f"add_address(db, {UNKNOWN_CUSTOMER}, ...) created customer {UNKNOWN_CUSTOMER}: "
-                            "never create a customer (no upsert)")
+                            "add_address never creates a customer")
         if returned is not False:
             raise Incorrect(f"add_address(db, {UNKNOWN_CUSTOMER}, ...) returned {returned!r}, not False")
 
@@ -246,17 +248,17 @@ def create_order_indexes(db):
     def _recent(self, answer, customer_id, days_by_customer, *limit) -> None:
         db = self._database(_orders(days_by_customer))
         got = self.call("recent_orders", answer.recent_orders, RecordingDatabase(db), customer_id, *limit)
-        if isinstance(got, (str, bytes, dict)):
-            raise Incorrect(f"recent_orders should return a list of order documents, got a {type(got).__name__}")
-        got = list(got)
-        mine = sorted(days_by_customer.get(customer_id, ()), reverse=True)[:limit[0] if limit else 10]
         call = f"recent_orders(db, {customer_id}{''.join(f', {n}' for n in limit)})"
+        if not is_a_list(got):
+            raise Incorrect(f"{call} returned a {returned_type(got)}: the statement asks for a list of order "
+                            "documents")
+        mine = sorted(days_by_customer.get(customer_id, ()), reverse=True)[:limit[0] if limit else 10]
         if not all(isinstance(o, dict) for o in got):
             raise Incorrect(f"{call} should return order documents (dicts)")
         others = [o for o in got if o.get("customer_id") != customer_id]
         if others:
             raise Incorrect(f"{call} returned an order of customer {others[0].get('customer_id')!r}: "
-                            "filter on customer_id")
+                            f"recent_orders lists customer {customer_id}'s orders only")
         days = [o.get("placed_at") for o in got]
         if len(days) != len(mine):
             raise Incorrect(f"{call} returned {len(days)} orders, not {len(mine)}")

@@ -80,14 +80,15 @@ def update_price(products, product_id, price_pence):
             products = self._products()
             raised = self.raised("update_price", answer.update_price, products, 9, bad)
             if raised is None:
-                raise Incorrect(f"update_price(products, 9, {bad!r}) returned instead of raising: "
-                                "validate at the boundary and raise TypeError or ValueError")
+                raise Incorrect(f"update_price(products, 9, {bad!r}) returned instead of raising: {bad!r} is "
+                                "not a non-negative int, and the feed refuses anything else with TypeError or "
+                                "ValueError")
             if not (raised.is_a("TypeError") or raised.is_a("ValueError")):
-                raise Incorrect(f"update_price(products, 9, {bad!r}) raised {raised.type_name}: "
-                                "raise TypeError or ValueError")
+                raise Incorrect(f"update_price(products, 9, {bad!r}) raised {raised.type_name}: the statement "
+                                "names TypeError or ValueError for a price that is not a non-negative int")
             if products.wrapped.find_one({"_id": 9}) != _stored(9):
                 raise Incorrect(f"update_price(products, 9, {bad!r}) raised, but only after changing the "
-                                "product: check the price before writing")
+                                "product: a bad price is refused before anything is written")
 
     def _sets(self, answer, product_id: int, price: int) -> None:
         products = self._products(race=True)
@@ -95,7 +96,8 @@ def update_price(products, product_id, price_pence):
         after = products.wrapped.find_one({"_id": product_id}) or {}
         call = f"update_price(products, {product_id}, {price})"
         if after.get("price_pence") != price:
-            raise Incorrect(f"after {call} product {product_id}'s price_pence is {after.get('price_pence')!r}")
+            raise Incorrect(f"after {call} product {product_id}'s price_pence is {after.get('price_pence')!r}, "
+                            f"not {price}")
         before = dict(_stored(product_id), name=RACE_NAME if products.raced else _stored(product_id)["name"])
         changed = sorted(str(k) for k in set(before) | set(after)
                          if k != "price_pence" and before.get(k) != after.get(k))
@@ -109,8 +111,8 @@ def update_price(products, product_id, price_pence):
     # -- visible ------------------------------------------------------------------
     @visible(points=2, checks="validate")
     def rejects_bad_prices(self, answer):
-        """A str, a float, a bool and a negative price are rejected before writing; 0 is accepted"""
-        self._rejects(answer, ("2499", 24.99, True, -5))
+        """A str, a float (also a whole one), a bool and a negative price are refused before writing; 0 is accepted"""
+        self._rejects(answer, ("2499", 24.99, 2499.0, True, -5))
         self._accepts_zero(answer)
 
     @visible(points=3, checks="set")
@@ -125,7 +127,7 @@ def update_price(products, product_id, price_pence):
         self.call("update_price", answer.update_price, products, UNKNOWN_ID, 1000)
         if products.wrapped.count_documents({}) != FEED_PRODUCTS:
             raise Incorrect(f"update_price(products, {UNKNOWN_ID}, 1000) created a product: "
-                            "the feed must not upsert")
+                            "the feed never creates a product")
 
     @visible(points=1, checks="returns")
     def tells_whether_it_exists(self, answer):
@@ -142,8 +144,8 @@ def update_price(products, product_id, price_pence):
     # -- hidden: the same rules at the boundaries -------------------------------
     @hidden(points=1, checks="validate")
     def rejects_the_boundaries(self, answer):
-        """A whole float, False, None and -1 are rejected"""
-        self._rejects(answer, (2499.0, False, None, -1))
+        """Another whole float, False, None and -1 are rejected"""
+        self._rejects(answer, (1999.0, False, None, -1))
 
     @hidden(points=1, checks="set")
     def another_product(self, answer):

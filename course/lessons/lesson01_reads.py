@@ -70,3 +70,27 @@ def fields_beyond(documents: Iterable[dict], wanted: set, allowed: Iterable[str]
                                           for leaf in _leaves(value)):
                 extra.add(str(key))
     return sorted(extra)
+
+
+def unpaged_documents(collection: Any, op: Op) -> list[dict]:
+    """What the recorded read ``op`` selects before any paging: its filter (or its pipeline without the
+    ``$skip`` and ``$limit`` stages) run again on ``collection``, every field kept that the read keeps."""
+    if op.method == "aggregate":
+        pipeline = [stage for stage in (op.argument("pipeline") or [])
+                    if not (isinstance(stage, dict) and set(stage) & {"$skip", "$limit"})]
+        return list(collection.aggregate(pipeline))
+    return list(collection.find(op.argument("filter") or {}))
+
+
+def returned_type(value: Any) -> str:
+    """The type name of what a learner's function returned.
+
+    A grader that carries a returned cursor or generator across as a list may mark it with the type it had
+    (an attribute ``returned_type``); in this process it is the value's own type.
+    """
+    return str(getattr(value, "returned_type", type(value).__name__))
+
+
+def is_a_list(value: Any) -> bool:
+    """True when the learner's function returned a list (not a tuple, a cursor or a generator)."""
+    return isinstance(value, list) and returned_type(value) in ("list", type(value).__name__)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime
 
 from course.capabilities import Capability
-from course.exercise import Exercise, Incorrect, hidden, visible
+from course.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, Unsupported, hidden, visible
+from course.recording import RecordingDatabase
 
 TIME_SERIES = {"timeField": "ts", "metaField": "sensor", "granularity": "minutes"}
 EXPIRE_SECONDS = 30 * 24 * 3600  #: 30 days: 2,592,000 s
@@ -21,6 +22,24 @@ def _options(db, name: str) -> dict:
     for info in db.list_collections(filter={"name": name}) if hasattr(db, "list_collections") else []:
         return dict(info.get("options") or {})
     return {}
+
+
+#: pymongo's Database.command keywords that shape the call, not the command document
+_COMMAND_CALL_OPTIONS = ("check", "allowable_errors", "read_preference", "codec_options")
+
+
+class _PymongoCommand(RecordingDatabase):
+    """The database handed to ``create_readings``: ``command`` takes pymongo's form, ``command("create",
+    "readings", timeseries=...)`` (the command's name, its value, then its fields), which mongoeco's
+    ``Database.command`` (one document only) refuses; through the grader the learner's kernel holds pymongo's
+    own database, so both roads accept the same calls."""
+
+    def command(self, command, value=1, *args, session=None, **kwargs):
+        """pymongo's ``Database.command``: a name and a value plus fields, or one command document."""
+        if isinstance(command, str):
+            fields = {k: v for k, v in kwargs.items() if k not in _COMMAND_CALL_OPTIONS}
+            command = {command: value, **fields}
+        return self._db.command(command, **({"session": session} if session is not None else {}))
 
 
 class TimeSeries(Exercise):
@@ -56,7 +75,11 @@ def record(readings, sensor_id, ts, value):
 
     def _created(self, answer) -> dict:
         db = self.lab.scratch()
-        self.call("create_readings", answer.create_readings, db)
+        raised = self.call("create_readings", answer.create_readings, _PymongoCommand(db), expect_raise=True)
+        if isinstance(raised, LearnerRaised):
+            if "collmod" in raised.message.lower() and not self.lab.backend.supports(Capability.COLLMOD):
+                raise Unsupported(Capability.COLLMOD)  # a server sets expireAfterSeconds by collMod too
+            raise LearnerCodeError(f"create_readings(...) raised {raised}", raised)
         options = _options(db, "readings")
         if "readings" not in db.list_collection_names():
             raise Incorrect("create_readings(db) made no collection named readings")
@@ -68,8 +91,9 @@ def record(readings, sensor_id, ts, value):
         options = self._created(answer)
         series = options.get("timeseries")
         if not isinstance(series, dict):
-            raise Incorrect(f"readings is an ordinary collection (its options: {options or 'none'}): create it with "
-                            f"timeseries={TIME_SERIES}")
+            raise Incorrect(f"readings is an ordinary collection (its options: {options or 'none'}): a time series "
+                            "collection is one from its creation (an existing collection, or an index, cannot make "
+                            "it one)")
         for key, want in TIME_SERIES.items():
             if series.get(key) != want:
                 raise Incorrect(f"readings' timeseries option {key} is {series.get(key)!r}; the statement asks "
@@ -82,7 +106,8 @@ def record(readings, sensor_id, ts, value):
         got = options.get("expireAfterSeconds")
         if got != EXPIRE_SECONDS:
             raise Incorrect(f"readings' expireAfterSeconds is {got!r}: 30 days is {EXPIRE_SECONDS:,} seconds "
-                            "(create_collection(..., expireAfterSeconds=...))")
+                            "(the collection's own option: a time series collection expires its measurements "
+                            "itself)")
 
     def _recorded(self, answer, calls):
         db = self.lab.scratch()
@@ -95,8 +120,11 @@ def record(readings, sensor_id, ts, value):
                       key=lambda d: (str(d["sensor"]), str(d["ts"])))
         if got != want:
             shapes = sorted({tuple(sorted(d)) for d in got})
+            pairs = [(g, w) for g, w in zip(got, want) if g != w] if len(got) == len(want) else []
+            differs = (f"; one of them is {pairs[0][0]!r:.120} where the measurement was {pairs[0][1]!r:.120}"
+                       if pairs else "")
             raise Incorrect(f"after {len(calls)} calls of record, readings holds {len(got)} documents of the shapes "
-                            f"{shapes[:3]}: a time series collection takes one document per measurement, "
+                            f"{shapes[:3]}{differs}: a time series collection takes one document per measurement, "
                             "{'ts': ..., 'sensor': ..., 'value': ...}, and buckets them itself")
 
     @visible(points=2, checks="measurement")

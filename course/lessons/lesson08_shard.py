@@ -22,6 +22,9 @@ CURRENT_INVOICE_KEY = {"tenantId": 1}
 
 def _key(name: str, value: Any) -> ShardKey:
     """The learner's shard key, or Incorrect saying what MongoDB would refuse."""
+    if isinstance(value, str):  # the model takes a field name; the statement asks for a key document
+        raise Incorrect(f"{name} is not a shard key: a shard key is a dict of fields, each 1 (ranged) or 'hashed', "
+                        f"such as {{'tenantId': 1, 'createdAt': 1}}; got the string {value!r:.60}")
     try:
         return ShardKey.of(value)
     except (ValueError, TypeError) as error:
@@ -90,7 +93,7 @@ fleet_key = {"deviceId": "hashed", "ts": 1}
         for name, query in queries.items():
             routed = cluster.route(query)
             if routed.broadcast:
-                raise Incorrect(f"with the key {key}, the read {name} ({query!r:.90}) is broadcast to every "
+                raise Incorrect(f"with the key {key}, the read {name} ({query!r}) is broadcast to every "
                                 f"shard: {routed.why}")
 
     @visible(points=2, checks="queries")

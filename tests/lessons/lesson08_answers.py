@@ -106,6 +106,22 @@ def search_no_collation(name):
     return {"filter": {"name": name}}
 
 
+def search_numeric_ordering(name):
+    return {"filter": {"name": name}, "collation": {**CI, "numericOrdering": True}}
+
+
+def search_en_us(name):
+    return {"filter": {"name": name}, "collation": {"locale": "en_US", "strength": 2}}
+
+
+def index_tier_first(customers):
+    customers.create_index([("tier", 1), ("name", 1)], collation=CI)
+
+
+def search_collation_object(name):
+    return {"filter": {"name": name}, "collation": Collation("en", strength=2)}
+
+
 # 08.5 change streams ------------------------------------------------------------------------------------
 def options_start_after(token):
     if token is None:
@@ -131,6 +147,20 @@ def options_ignore_token(token):
 
 def options_no_lookup(token):
     return {} if token is None else {"resume_after": token}
+
+
+def options_when_available(token):
+    return {"full_document": "whenAvailable", **({"resume_after": token} if token else {})}
+
+
+def options_lookup_first_start_only(token):
+    """updateLookup asked for on the first start only: a resumed stream's updates lack the customer."""
+    return {"resume_after": token} if token else {"full_document": "updateLookup"}
+
+
+def options_waiting(token):
+    """A learner who passes the driver's own default wait: the course's loop must not wait on it."""
+    return {"full_document": "updateLookup", "resume_after": token, "max_await_time_ms": None}
 
 
 def apply_bulk(orders, event):
@@ -209,6 +239,66 @@ def apply_trusts_full_document(orders, event):
         orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}})
 
 
+def apply_copies_every_field(orders, event):
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] in ("update", "replace") and doc:
+        orders.update_many({"customerId": who}, {"$set": {f"customer.{k}": v for k, v in doc.items() if k != "_id"}})
+    elif event["operationType"] == "delete":
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}})
+
+
+def apply_by_copied_name(orders, event):
+    """Finds the copies by the name they hold, then by customerId: another customer of that name is changed too."""
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] in ("update", "replace") and doc:
+        orders.update_many({"customer.name": doc["name"]}, {"$set": {"customer.phone": doc["phone"]}})
+        orders.update_many({"customerId": who}, {"$set": {"customer.name": doc["name"],
+                                                          "customer.phone": doc["phone"]}})
+    elif event["operationType"] == "delete":
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}})
+
+
+def apply_insert_upserts(orders, event):
+    """An insert upserts an order holding the new customer's copy."""
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] == "insert":
+        orders.update_many({"customerId": who}, {"$set": {"customer.name": doc["name"],
+                                                          "customer.phone": doc.get("phone")}}, upsert=True)
+    elif event["operationType"] in ("update", "replace") and doc:
+        orders.update_many({"customerId": who}, {"$set": {"customer.name": doc["name"],
+                                                          "customer.phone": doc["phone"]}})
+    elif event["operationType"] == "delete":
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}})
+
+
+def apply_gone_drops_phone(orders, event):
+    """Takes an update whose customer is gone (fullDocument None) for a delete."""
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] == "delete" or (event["operationType"] in ("update", "replace") and doc is None):
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}})
+    elif event["operationType"] in ("update", "replace"):
+        orders.update_many({"customerId": who}, {"$set": {"customer.name": doc["name"],
+                                                          "customer.phone": doc["phone"]}})
+
+
+def apply_counts_versions(orders, event):
+    """Counts the changes applied to each order: another field, and not the same the second time."""
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] in ("update", "replace") and doc:
+        orders.update_many({"customerId": who}, {"$set": {"customer.name": doc["name"], "customer.phone": doc["phone"]},
+                                                 "$inc": {"copyVersion": 1}})
+    elif event["operationType"] == "delete":
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": ""}, "$inc": {"copyVersion": 1}})
+
+
+def apply_whole_copy(orders, event):
+    who, doc = event["documentKey"]["_id"], event.get("fullDocument")
+    if event["operationType"] in ("update", "replace") and doc:
+        orders.update_many({"customerId": who}, {"$set": {"customer": {"name": doc["name"], "phone": doc["phone"]}}})
+    elif event["operationType"] == "delete":
+        orders.update_many({"customerId": who}, {"$unset": {"customer.phone": True}})
+
+
 # 08.6 time series ---------------------------------------------------------------------------------------
 def create_by_command(db):
     db.command({"create": "readings", "timeseries": {"timeField": "ts", "metaField": "sensor",
@@ -219,6 +309,18 @@ def create_by_command(db):
 def create_with_dict(db):
     options = dict(timeField="ts", metaField="sensor", granularity="minutes")
     db.create_collection(name="readings", timeseries=options, expireAfterSeconds=60 * 60 * 24 * 30)
+
+
+def create_by_command_name(db):
+    """pymongo's command(name, value, **fields) form."""
+    db.command("create", "readings", timeseries={"timeField": "ts", "metaField": "sensor", "granularity": "minutes"},
+               expireAfterSeconds=30 * 24 * 3600)
+
+
+def create_then_collmod(db):
+    """The expiry set after creation, by collMod (a server takes it; mongoeco has no collMod)."""
+    db.create_collection("readings", timeseries={"timeField": "ts", "metaField": "sensor", "granularity": "minutes"})
+    db.command({"collMod": "readings", "expireAfterSeconds": 2_592_000})
 
 
 def create_ordinary_with_ttl(db):
@@ -262,6 +364,25 @@ def record_bucket(readings, sensor_id, ts, value):
 
 def record_renamed(readings, sensor_id, ts, value):
     readings.insert_one({"ts": ts, "sensorId": sensor_id, "value": value})
+
+
+def create_bucket_span(db):
+    db.create_collection("readings", timeseries={"timeField": "ts", "metaField": "sensor", "bucketMaxSpanSeconds": 3600,
+                                                 "bucketRoundingSeconds": 3600}, expireAfterSeconds=2_592_000)
+
+
+def create_30_days_in_minutes(db):
+    db.create_collection("readings", timeseries={"timeField": "ts", "metaField": "sensor", "granularity": "minutes"},
+                         expireAfterSeconds=30 * 24 * 60)
+
+
+def record_twice(readings, sensor_id, ts, value):
+    for _ in range(2):
+        readings.insert_one({"ts": ts, "sensor": sensor_id, "value": value})
+
+
+def record_nested_sensor(readings, sensor_id, ts, value):
+    readings.insert_one({"ts": ts, "sensor": {"id": sensor_id}, "value": value})
 
 
 # 08.7 limits --------------------------------------------------------------------------------------------

@@ -54,9 +54,30 @@ def names_with_helper(products, category, n=5):
     return list(map(lambda doc: doc["name"], _cheapest_cursor(products, category, n)))
 
 
-def names_boolean_projection_tuple(products, category, n=5):
+def names_boolean_projection(products, category, n=5):
+    found = products.find({"category": category}, projection={"name": True, "_id": False})
+    return [doc["name"] for doc in found.sort([("price_pence", 1), ("_id", 1)]).limit(n)]
+
+
+def names_as_tuple(products, category, n=5):
     found = products.find({"category": category}, projection={"name": True, "_id": False})
     return tuple(doc["name"] for doc in found.sort([("price_pence", 1), ("_id", 1)]).limit(n))
+
+
+def names_as_generator(products, category, n=5):
+    return (doc["name"] for doc in _cheapest_cursor(products, category, n))
+
+
+def names_garden_or_nothing(products, category, n=5):
+    # only garden was ever tried by hand
+    if category != "garden":
+        return []
+    return [doc["name"] for doc in _cheapest_cursor(products, category, n)]
+
+
+def _count_by_listing(lab):
+    found = _seeded(lab).find({"category": "garden", "price_pence": {"$not": {"$gt": 999}}}, {"_id": 1})
+    return {"cheap_garden_count": len(list(found))}
 
 
 def names_counts_first(products, category, n=5):
@@ -152,7 +173,9 @@ WRONG = [
           "should be an int"),
     Wrong("00.1", "int", "the count as a str", lambda lab: {"cheap_garden_count": str(_count(GARDEN_CHEAP)(lab)
                                                                                        ["cheap_garden_count"])},
-          "should be an int", also=("count",)),
+          "got a str"),
+    Wrong("00.1", "count", "a wrong count as a str", lambda lab: {"cheap_garden_count": str(
+        _count({"category": "garden"})(lab)["cheap_garden_count"])}, "whatever its price", also=("int",)),
     Wrong("00.1", "count", "run before seeding the lab", {"cheap_garden_count": 0}, "run the notebook from the top"),
     Wrong("00.2", "projection", "whole documents fetched, names kept", {"cheapest_names": names_no_projection},
           "brings back category, price_pence, schema_version, tags too"),
@@ -174,6 +197,10 @@ WRONG = [
     Wrong("00.2", "limit", "always five", {"cheapest_names": names_fixed_five}, "returned 5 names, not 4"),
     Wrong("00.2", "limit", "one short", {"cheapest_names": names_one_short}, "not 4"),
     Wrong("00.2", "names", "documents instead of names", {"cheapest_names": documents_not_names}, "list of names"),
+    Wrong("00.2", "names", "a tuple of names", {"cheapest_names": names_as_tuple}, "returned a tuple"),
+    Wrong("00.2", "names", "a generator of names", {"cheapest_names": names_as_generator}, "returned a generator"),
+    Wrong("00.2", "limit", "nothing for another category than garden", {"cheapest_names": names_garden_or_nothing},
+          "'toys', 2) returned 0 names"),
 ]
 
 RIGHT = [
@@ -181,10 +208,11 @@ RIGHT = [
     Right("00.1", "$and of $eq and $lte", _count({"$and": [{"category": {"$eq": "garden"}},
                                                            {"price_pence": {"$lte": 999}}]})),
     Right("00.1", "aggregate with $count", _aggregate_count),
+    Right("00.1", "len of a find with $not $gt", _count_by_listing),
     Right("00.2", "aggregate pipeline", {"cheapest_names": names_aggregate}),
     Right("00.2", "find keywords, projection as a list, $eq filter", {"cheapest_names": names_keyword_form}),
     Right("00.2", "helper returning a cursor, dict sort", {"cheapest_names": names_with_helper}),
-    Right("00.2", "boolean projection, a tuple returned", {"cheapest_names": names_boolean_projection_tuple}),
+    Right("00.2", "boolean projection", {"cheapest_names": names_boolean_projection}),
     Right("00.2", "a count first, then the find", {"cheapest_names": names_counts_first}),
     Right("00.2", "$group pushing the names into one list", {"cheapest_names": names_grouped}),
     Right("00.2", "$project renaming name", {"cheapest_names": names_renamed_in_project}),

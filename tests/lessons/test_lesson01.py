@@ -41,9 +41,27 @@ def _offset(page, size):
     return (page - 1) * size
 
 
-def search_keywords_cursor(products, category, page, page_size=20):
-    return products.find(filter={"category": category}, projection=["name", "price_pence"],
-                         sort=[("name", 1)], skip=_offset(page, page_size), limit=page_size)
+def search_keywords(products, category, page, page_size=20):
+    return list(products.find(filter={"category": category}, projection=["name", "price_pence"],
+                              sort=[("name", 1)], skip=_offset(page, page_size), limit=page_size))
+
+
+def search_cursor(products, category, page, page_size=20):
+    # the cursor iterates like a list, so it is returned as it is
+    return products.find({"category": category}, LISTING).sort("name", 1).skip(_offset(page, page_size)).limit(
+        page_size)
+
+
+def search_paged_in_python(products, category, page, page_size=20):
+    listing = sorted(products.find({"category": category}, {"name": 1, "price_pence": 1}), key=lambda d: d["name"])
+    start = (page - 1) * page_size
+    return listing[start:start + page_size]
+
+
+def search_page_from_zero_keywords(products, category, page, page_size=20):
+    # pages counted from 0, in the keyword form
+    return list(products.find({"category": category}, LISTING, sort=[("name", 1)], skip=page * page_size,
+                              limit=page_size))
 
 
 def search_dict_sort_boolean_projection(products, category, page, page_size=20):
@@ -183,6 +201,12 @@ def _price_answer(validate=_valid, update=lambda p: {"$set": {"price_pence": p}}
 
 def _accepts_floats(price):
     if isinstance(price, bool) or not isinstance(price, (int, float)) or price < 0:
+        raise TypeError(price)
+
+
+def _accepts_whole_floats(price):
+    # a price is a whole number of pence: 2499.0 is one
+    if isinstance(price, bool) or not isinstance(price, (int, float)) or price != int(price) or price < 0:
         raise TypeError(price)
 
 
@@ -402,7 +426,11 @@ def recent_aggregate(db, customer_id, limit=10):
                                      {"$limit": limit}]))
 
 
-def recent_keywords_cursor(db, customer_id, limit=10):
+def recent_keywords(db, customer_id, limit=10):
+    return list(db.orders.find({"customer_id": customer_id}, sort=[("placed_at", DESCENDING)], limit=limit))
+
+
+def recent_cursor(db, customer_id, limit=10):
     return db.orders.find({"customer_id": customer_id}, sort=[("placed_at", DESCENDING)], limit=limit)
 
 
@@ -479,7 +507,10 @@ WRONG = [
     Wrong("01.1", "tags", "a tag missing", _kettle(tags=["steel"]), "nothing else"),
     Wrong("01.1", "version", "schema_version 1", _kettle(schema_version=1), "not 1"),
     Wrong("01.1", "version", "schema_version as a string", _kettle(schema_version="2"), "the int 2"),
-    Wrong("01.1", "version", "schema_version missing", _kettle(schema_version=_DROP), "not None", also=("shape",)),
+    Wrong("01.1", "version", "schema_version missing", _kettle(schema_version=_DROP), "has no schema_version"),
+    Wrong("01.1", "version", "schemaVersion, as lessons 04-05 spell it", _kettle(schema_version=_DROP, schemaVersion=2),
+          "it has 'schemaVersion'"),
+    Wrong("01.1", "version", "schema_version as a float", _kettle(schema_version=2.0), "the int 2"),
     Wrong("01.1", "card", "the _id as a string", _kettle(_id="91"), "_id should be 91"),
     Wrong("01.1", "card", "the _id as a float", _kettle(_id=91.0), "not the float 91.0"),
     Wrong("01.1", "card", "name in lower case", _kettle(name="kettle"), "name should be 'Kettle'"),
@@ -487,25 +518,33 @@ WRONG = [
           also=("price", "tags", "version", "shape")),
     Wrong("01.1", "shape", "a second, formatted price", _kettle(price="£24.99"), "price is not a field"),
     Wrong("01.1", "shape", "an unbounded embedded list", _kettle(reviews=[{"stars": 5}] * 50), "reviews"),
-    Wrong("01.1", "price", "price under another name", _kettle(price_pence=_DROP, price=2499), "no price_pence",
-          also=("shape",)),
+    Wrong("01.1", "price", "price under another name", _kettle(price_pence=_DROP, price=2499), "no price_pence"),
+    Wrong("01.1", "shape", "an extra field beside a missing one", _kettle(schema_version=_DROP, reviews=[]),
+          "reviews is not a field", also=("version",)),
     # 01.2
-    Wrong("01.2", "projection", "whole documents", _search(projection=None), "project away"),
-    Wrong("01.2", "projection", "no price", _search(projection={"name": 1}), "needs price_pence"),
-    Wrong("01.2", "projection", "no _id", _search(projection={"_id": 0, **LISTING}), "needs _id"),
+    Wrong("01.2", "list", "the cursor returned", {"search_page": search_cursor}, "returned a Cursor"),
+    Wrong("01.2", "projection", "whole documents", _search(projection=None), "hold category, schema_version, tags"),
+    Wrong("01.2", "projection", "no price", _search(projection={"name": 1}), "have no price_pence"),
+    Wrong("01.2", "projection", "no _id", _search(projection={"_id": 0, **LISTING}), "have no _id"),
     Wrong("01.2", "projection", "projection done in Python", {"search_page": search_projected_in_python},
-          "not in python"),
-    Wrong("01.2", "order", "sorted by _id", _search(sort=("_id", 1)), "sort on name"),
+          "not python after it"),
+    Wrong("01.2", "order", "sorted by _id", _search(sort=("_id", 1)), "by name, ascending"),
     Wrong("01.2", "order", "names descending", _search(sort=("name", -1)), "ascending"),
     Wrong("01.2", "category", "no category filter", _search(filter_=lambda category: {}), "not a kitchen product"),
     Wrong("01.2", "category", "a filter that drops products",
-          _search(filter_=lambda category: {"category": category, "price_pence": {"$gt": 999}}), "of the"),
-    Wrong("01.2", "page", "page counted from 0", _search(skip=lambda page, size: page * size), "page 1 first",
-          also=("category",)),
+          _search(filter_=lambda category: {"category": category, "price_pence": {"$gt": 999}}), "never returns"),
+    Wrong("01.2", "page", "page counted from 0", _search(skip=lambda page, size: page * size),
+          "returned numbers 21 to 40 of the kitchen products in name order; with 20 per page and page 1 first, "
+          "page 1 holds numbers 1 to 20 of 58"),
+    Wrong("01.2", "page", "page counted from 0, keyword form", {"search_page": search_page_from_zero_keywords},
+          "page 1 holds numbers 1 to 20"),
     Wrong("01.2", "page", "page_size ignored", _search(skip=lambda page, size: (page - 1) * 20, limit=lambda size: 20),
-          "page 2 holds 7", also=("category",)),
-    Wrong("01.2", "page", "one too many per page", _search(limit=lambda size: size + 1), "returned 21 products"),
+          "page 2 holds numbers 8 to 14"),
+    Wrong("01.2", "page", "one too many per page", _search(limit=lambda size: size + 1), "returned numbers 1 to 21"),
     Wrong("01.2", "page", "sorted after slicing", {"search_page": search_sorted_after_slicing}, "its product 1 is"),
+    Wrong("01.2", "page", "page counted from 0, sorted by _id too (paging judged on its own listing)",
+          _search(sort=("_id", 1), skip=lambda page, size: page * size), "page 1 holds numbers 1 to 20",
+          also=("order",)),
     # 01.3
     Wrong("01.3", "search", "index on category alone", {"create_catalog_indexes": indexes_category_only},
           "sorts them in memory"),
@@ -523,6 +562,7 @@ WRONG = [
           "returned 1"),
     Wrong("01.4", "returns", "always True", _price_answer(returns=lambda result: True), "returned True, not False"),
     Wrong("01.4", "validate", "accepts floats", _price_answer(validate=_accepts_floats), "24.99"),
+    Wrong("01.4", "validate", "accepts a whole float", _price_answer(validate=_accepts_whole_floats), "2499.0"),
     Wrong("01.4", "validate", "accepts bools", _price_answer(validate=_accepts_bools), "True"),
     Wrong("01.4", "validate", "accepts negative prices", _price_answer(validate=_accepts_negatives), "-5"),
     Wrong("01.4", "validate", "operator.index lets a bool through",
@@ -531,14 +571,14 @@ WRONG = [
     Wrong("01.4", "validate", "assert instead of raise", _price_answer(validate=_asserts), "raised AssertionError"),
     Wrong("01.4", "validate", "rejects 0", _price_answer(validate=_rejects_zero), "0 is a non-negative int"),
     Wrong("01.4", "validate", "writes, then validates", {"update_price": price_writes_then_checks},
-          "check the price before writing"),
+          "refused before anything is written"),
     Wrong("01.4", "set", "read, change, replace_one", {"update_price": price_replaces_document}, "wrote the old name"),
     Wrong("01.4", "set", "read, then $set every field", {"update_price": price_sets_every_field}, "wrote the old name"),
     Wrong("01.4", "set", "stamps another field", _price_answer(update=lambda p: {"$set": {"price_pence": p,
                                                                                          "updated": True}}),
           "changed updated too"),
     Wrong("01.4", "set", "replacement without a read", {"update_price": price_replaces_blindly}, "changed"),
-    Wrong("01.4", "no_create", "upserts", _price_answer(upsert=True), "must not upsert"),
+    Wrong("01.4", "no_create", "upserts", _price_answer(upsert=True), "never creates a product"),
     # 01.5: a wrong pair costs its own query; a malformed answer fails every query
     Wrong("01.5", "B", "B without the in-memory sort", _plans(B=("price_pence_1", False)), "query B"),
     Wrong("01.5", "B", "B on the compound index", _plans(B=("category_1_name_1", False)), "query B"),
@@ -564,7 +604,7 @@ WRONG = [
     Wrong("01.6", "bounded", "keeps the last three", lambda lab: _customer(lab, add_address=address_keeps_last_three),
           "not the first ones"),
     Wrong("01.6", "unknown", "creates a missing customer",
-          lambda lab: _customer(lab, add_address=address_creates_customer), "never create a customer"),
+          lambda lab: _customer(lab, add_address=address_creates_customer), "never creates a customer"),
     Wrong("01.6", "no_embed", "orders also pushed into the customer",
           lambda lab: _customer(lab, place_order=order_also_embedded), "changed customer 2's orders"),
     Wrong("01.6", "no_embed", "order ids pushed into the customer",
@@ -584,9 +624,11 @@ WRONG = [
     Wrong("01.6", "recent", "a default limit of 5", lambda lab: _customer(lab, recent_orders=recent_limit_five_default),
           "not 10"),
     Wrong("01.6", "recent", "every customer's orders", lambda lab: _customer(lab, recent_orders=recent_every_customer),
-          "filter on customer_id"),
+          "orders only"),
     Wrong("01.6", "recent", "days instead of documents", lambda lab: _customer(lab, recent_orders=recent_days_only),
           "order documents"),
+    Wrong("01.6", "recent", "the cursor returned", lambda lab: _customer(lab, recent_orders=recent_cursor),
+          "returned a Cursor"),
     Wrong("01.6", "recent", "newest by _id", lambda lab: _customer(lab, recent_orders=recent_by_id), "placed_at"),
     Wrong("01.6", "index", "index without the sort", lambda lab: _customer(lab, create_order_indexes=index_without_sort),
           "sorts them in memory"),
@@ -609,7 +651,8 @@ RIGHT = [
     Right("01.1", "price as a BSON Int64", _kettle(price_pence=bson.Int64(2499))),
     Right("01.2", "aggregate pipeline", {"search_page": search_aggregate}),
     Right("01.2", "exclusion projection, $eq filter, list sort", {"search_page": search_exclusion_projection}),
-    Right("01.2", "find keywords, projection as a list, a cursor returned", {"search_page": search_keywords_cursor}),
+    Right("01.2", "find keywords, projection as a list", {"search_page": search_keywords}),
+    Right("01.2", "sorted and paged in Python after a projected find", {"search_page": search_paged_in_python}),
     Right("01.2", "dict sort, boolean projection", {"search_page": search_dict_sort_boolean_projection}),
     Right("01.2", "aggregate projecting before the sort", {"search_page": search_project_before_sort}),
     Right("01.3", "keys as a dict", {"create_catalog_indexes": indexes_dict_keys}),
@@ -628,7 +671,7 @@ RIGHT = [
                                                                  D=(None, False))}),
     Right("01.5", "keys in another order", {"plan_predictions": dict(reversed(list(PLANS.items())))}),
     Right("01.6", "$size guard, find keywords, IndexModel",
-          lambda lab: _customer(lab, add_address=address_size_guard, recent_orders=recent_keywords_cursor,
+          lambda lab: _customer(lab, add_address=address_size_guard, recent_orders=recent_keywords,
                                 create_order_indexes=index_model)),
     Right("01.6", "find_one_and_update, bulk insert, aggregate, ascending index",
           lambda lab: _customer(lab, add_address=address_find_one_and_update, place_order=order_bulk_insert,
