@@ -149,6 +149,17 @@ def run_handout(args: argparse.Namespace) -> int:
     return 0
 
 
+HANDOUT_MARKER = ".course-handout"  #: the file ``course release --to`` writes at a hand-out's top (course.handout)
+
+
+def _inside_handout(folder: Path) -> Path | None:
+    """The hand-out folder ``folder`` is in (it or a parent holds :data:`HANDOUT_MARKER`), else None."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / HANDOUT_MARKER).is_file():
+            return candidate
+    return None
+
+
 def run_grade(args: argparse.Namespace) -> int:
     """``course grade``: grade every submission and write the gradebook and feedback."""
     try:
@@ -165,6 +176,11 @@ def run_grade(args: argparse.Namespace) -> int:
               "instructor's checkout", file=sys.stderr)
         return 2
 
+    handout = _inside_handout(Path.cwd())
+    if handout is not None:
+        print(f"course grade: {handout} is a learners' hand-out (it has {HANDOUT_MARKER}): grade from the "
+              "instructor's checkout, where the hidden checks and the grader are", file=sys.stderr)
+        return 2
     problems = [f"{flag} must be positive" for flag, value in
                 (("--timeout", args.timeout), ("--notebook-timeout", args.notebook_timeout),
                  ("--max-output-kb", args.max_output_kb), ("--jobs", args.jobs if args.jobs is not None else 1),

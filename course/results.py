@@ -167,13 +167,19 @@ class Hint:
     total: int
     text: str
 
+    @property
+    def heading(self) -> str:
+        """"Hint 2 of 3", or "Hint 3 of 3 (the last one)" once there is no next one."""
+        last = " (the last one)" if self.total and self.number == self.total else ""
+        return f"Hint {self.number} of {self.total}{last}"
+
     def __str__(self) -> str:
-        return f"[{self.exercise_id}] Hint {self.number} of {self.total}: {self.text}"
+        return f"[{self.exercise_id}] {self.heading}: {self.text}"
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        badge = f"💡 Hint {self.number} of {self.total}"
+        badge = f"💡 {self.heading}"
         body = f'<span class="course-message">{prose_html(self.text)}</span>'
         return _box("hint", _HINT_COLOUR, badge, self.exercise_id, body)
 

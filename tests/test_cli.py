@@ -254,3 +254,17 @@ def test_the_handout_installs_and_imports(tmp_path):
     assert Path(package).resolve() == (out / "course" / "__init__.py").resolve()
     assert grader == "None"  # the grader stays with the instructor
     assert sorted(p.name for p in (out / "labs").glob("*.ipynb")) == ["00-start-here.ipynb", "01-design-for-reads.ipynb"]
+
+
+def test_grading_inside_a_handout_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from course.cli import HANDOUT_MARKER
+    from course.handout import MARKER
+
+    assert HANDOUT_MARKER == MARKER  # the file course release --to writes
+    (tmp_path / MARKER).write_text("course hand-out\n")
+    (tmp_path / "work" / "class").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")
+    assert main(["grade", "class", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a learners' hand-out" in err and "instructor's checkout" in err
+    assert not (tmp_path / "work" / "out").exists()

@@ -154,6 +154,8 @@ def test_hints_in_order_and_by_number(lab):
     assert exercise.hint().number == 1
     assert exercise.hint().number == 2
     assert exercise.hint().number == 2  # stays on the last
+    assert str(exercise.hint()).startswith("[01.9] Hint 2 of 2 (the last one): ")
+    assert "(the last" not in str(exercise.hint(1))
     assert exercise.hint(1).text == "Multiply by two."
     with pytest.raises(ValueError, match="hints 1 to 2"):
         exercise.hint(3)
