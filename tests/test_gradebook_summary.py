@@ -31,3 +31,17 @@ def test_feedback_html_uses_the_result_boxes():
     page = feedback_html("ann", graded)
     assert 'class="course-result course-check tex2jax_ignore mathjax_ignore"' in page
     assert '<code class="course-operator">$push</code>' in page and "<style>" in page
+    assert "<h3>04.1 An exercise — 2/13</h3>" in page  # each exercise's title and points, as in the Markdown
+
+
+def test_summary_names_learners_who_attempted_nothing_and_cuts_messages_at_a_word():
+    long = "the stock went from 10 to 10 " + "and then again " * 30 + "END"
+    graded = [Graded("cy", Path("c/01.ipynb"), "01", [_result("01.1", Status.NOT_ATTEMPTED, 0),
+                                                      _result("01.2", Status.NOT_ATTEMPTED, 0)]),
+              Graded("ann", Path("a/01.ipynb"), "01", [_result("01.1", Status.INCORRECT, 0, message=long),
+                                                       _result("01.2", Status.NOT_ATTEMPTED, 0)])]
+    text = summary_text(graded)
+    idle = text.split("## Attempted nothing")[1].split("##")[0]
+    assert "- cy" in idle and "ann" not in idle
+    line = next(line for line in text.splitlines() if "the stock went" in line)
+    assert line.endswith("again …") and "END" not in line

@@ -180,6 +180,9 @@ def feedback_html(learner: str, graded: list[Graded]) -> str:
         for result in g.results:
             if g.skipped and result.exercise_id == "-":
                 continue
+            title = f" {result.title}" if result.title else ""
+            body.append(f"<h3>{html.escape(result.exercise_id + title)} — {_points(result.score)}/"
+                        f"{_points(result.max_score)}</h3>")
             body.append(result._repr_html_())
             details = [line.strip()[2:] for line in _exercise_feedback(result)[1:]
                        if line.strip()[2:] != result.message]
@@ -218,6 +221,11 @@ def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
         for g in flagged:
             lines += [f"- {g.learner} (`{g.path.name}`):"] + [f"  - {flag}" for flag in g.flags]
         lines.append("")
+    idle = sorted({g.learner for g in graded if not g.skipped and g.results
+                   and all(r.status is Status.NOT_ATTEMPTED for r in g.results)})
+    if idle:
+        lines += ["## Attempted nothing", "", "Every exercise of these notebooks is still `____`:", ""]
+        lines += [f"- {learner}" for learner in idle] + [""]
     lines += ["## Exercises", "", "Over the notebooks that were graded (the ones listed as not graded count in no row).",
               "", "| exercise | passed | attempted | learners | mean score | mean of the attempts |",
               "|---|---|---|---|---|---|"]
@@ -252,9 +260,15 @@ def summary_text(graded: list[Graded], messages: list[str] = ()) -> str:
     return "\n".join(lines)
 
 
+SUMMARY_CHARACTERS = 240  #: of a failure message in summary.md (the feedback has the whole message)
+
+
 def _general(message: str) -> str:
     """A failure message with file paths shortened, so the same failure counts once."""
-    return re.sub(r"(/[^\s:]+)+/([^/\s:]+)", r"\2", " ".join(message.split()))[:200] or "(no message)"
+    text = re.sub(r"(/[^\s:]+)+/([^/\s:]+)", r"\2", " ".join(message.split()))
+    if len(text) > SUMMARY_CHARACTERS:  # cut at a word, and say so
+        text = text[:SUMMARY_CHARACTERS].rsplit(" ", 1)[0] + " …"
+    return text or "(no message)"
 
 
 def write_reports(graded: list[Graded], out: Path, messages: list[str] = ()) -> dict:
