@@ -4,7 +4,10 @@ The checks seed the shop's products (with fewer embedded reviews than the
 notebook's shop: the reviews are another finding, and seeding 20,000 of them
 per check is slow on the embedded engines), call ``widen_counters(db)`` and
 rerun the audit's ``mixed_types``; the hidden check has several overflowed
-counters and counters that already are small longs.
+counters and counters that already are small longs.  The shop keeps counting
+views while the repair runs: one check of each shop counts a view of every
+product (an ``$inc``) between the repair's first read and its first write,
+with the course's race injector (:class:`course.recording.RecordingDatabase`).
 """
 
 from __future__ import annotations
@@ -61,18 +64,23 @@ class WidenCounters(Repair):
                  "product 7's counter) give the same answers",
         "unchanged": "nothing else changes: every product keeps every other field as it was, none is added or "
                      "removed (a repair that loses data is not a repair)",
+        "live": "the shop keeps counting views while the repair runs: a view counted (an $inc of views) between "
+                "the repair's reads and its writes is never lost",
     }
     hints = (
-        "Only the type changes: each views becomes Int64(views). bson.int64.Int64 is the Python type of a long.",
-        "An update pipeline converts in the database: update_many({}, [{'$set': {'views': {'$toLong': "
-        "'$views'}}}]) ($convert with to: 'long' is the long form). Without pipelines (mongomock), loop over "
-        "find({}, {'views': 1}) and update_one each _id with {'$set': {'views': Int64(doc['views'])}}.",
+        "Only the type changes: each views becomes a long. bson.int64.Int64 is the Python type of a long.",
+        "A value read, then written back, is out of date as soon as a view is counted in between. An update "
+        "pipeline computes the new value from the stored one, inside the update: update_many({}, [{'$set': "
+        "{'views': {'$toLong': '$views'}}}]) ($convert with to: 'long' is the long form); each document's update "
+        "is atomic.",
+        "Without pipelines (mongomock): make each write conditional on the value you read, update_one({'_id': "
+        "..., 'views': views}, {'$set': {'views': Int64(views)}}), and when it matches nothing (a view was "
+        "counted meanwhile), read the counter again and retry.",
     )
     solution_code = """
 def widen_counters(db):
-    \"\"\"Store every product's views as a long, keeping its value.\"\"\"
-    for product in db.products.find({}, {"views": 1}):
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": Int64(product["views"])}})
+    \"\"\"Store every product's views as a long, keeping its value, while views are counted.\"\"\"
+    db.products.update_many({}, [{"$set": {"views": {"$toLong": "$views"}}}])
 """
 
     @staticmethod
@@ -92,9 +100,10 @@ def widen_counters(db):
 
     reads_after = reads_before
 
-    def repair(self, answer, db):
-        """Call the learner's function on a recording wrapper of ``db`` (to see whether it used a pipeline)."""
-        recorded = RecordingDatabase(db)
+    def repair(self, answer, db, race=None):
+        """Call the learner's function on a recording wrapper of ``db`` (to see whether it used a pipeline),
+        with ``race`` run between its first read and the write that follows."""
+        recorded = RecordingDatabase(db, race=race)
         returned = super().repair(answer, recorded)
         self._recorded = recorded
         return returned
@@ -162,6 +171,44 @@ def widen_counters(db):
                                 f"{views!r:.30}: change the type only, never the count")
         self.check_reads(run, ": change the type only, never the count")
 
+    def _live(self, answer, variant):
+        """A view of every product counted between the repair's first read and its first write.
+
+        Each counter is compared with what the same repair left without the race (plus the view counted), on
+        the products whose value that run kept: a repair that changes a value breaks ``value``, not this.
+        """
+        quiet = self.run(answer, variant)
+        seeded = {p["_id"]: int(p["views"]) for p in quiet.seeded.collections["products"]}
+        kept = {p["_id"]: bson_type_of(p.get("views")) for p in quiet.db.products.find({}, {"views": 1})
+                if p.get("views") == seeded.get(p["_id"])}
+        self.forget()
+        db, _ = self.seed(variant)
+        self.repair(answer, db, race=lambda: db.products.update_many({}, {"$inc": {"views": 1}}))
+        recorded = self._recorded
+        for op in recorded.ops():
+            stages = op.argument("pipeline") if op.method == "aggregate" and op.kind == "write" else None
+            merge = stages[-1].get("$merge") if isinstance(stages, (list, tuple)) and stages else None
+            into = merge.get("into") if isinstance(merge, dict) else merge
+            into = into.get("coll") if isinstance(into, dict) else into
+            matched = merge.get("whenMatched", "merge") if isinstance(merge, dict) else "merge"
+            if into == "products" and (not isinstance(matched, list) or "$$new" in repr(matched)):
+                raise Incorrect("the aggregation reads each counter, then its $merge writes the value it read back "
+                                "into products: a view counted between the two is lost (the read and the write "
+                                "are not one update)")
+        extra = 1 if recorded.raced else 0
+        for product in db.products.find({"_id": {"$in": sorted(kept)}}, {"views": 1}).sort("_id", 1):
+            views = product.get("views")
+            wanted = seeded[product["_id"]] + extra
+            if isinstance(views, (int, float)) and not isinstance(views, bool) and views != wanted:
+                raise Incorrect(f"a view of every product was counted (an $inc) after your first read and before "
+                                f"your first write: product {product['_id']}'s views is {views}, it should be "
+                                f"{wanted} (the view was lost: the value written was read before it)")
+            if kept[product["_id"]] == "long" and bson_type_of(views) != "long":
+                raise Incorrect(f"a view of every product was counted (an $inc) after your first read and before "
+                                f"your first write, and product {product['_id']}'s views is still stored as "
+                                f"{bson_type_of(views)}: a write that missed because the counter moved must be "
+                                "made again")
+
     @visible(points=2, checks="long")
     def every_counter_is_a_long(self, answer):
         """The legacy products: every views is a long, and the audit no longer reports products.views"""
@@ -177,6 +224,11 @@ def widen_counters(db):
         """The legacy products: every other field of every product is as it was"""
         self._unchanged(answer, LEGACY)
 
+    @visible(points=2, checks="live")
+    def views_counted_meanwhile_kept(self, answer):
+        """The legacy products: a view counted while the repair runs is not lost"""
+        self._live(answer, LEGACY)
+
     @hidden(points=1, checks="long")
     def several_overflowed_counters(self, answer):
         """Another shop, three overflowed counters and two small longs: every views is a long"""
@@ -191,3 +243,8 @@ def widen_counters(db):
     def several_products_unchanged(self, answer):
         """Another shop: every other field of every product is as it was"""
         self._unchanged(answer, MANY)
+
+    @hidden(points=1, checks="live")
+    def several_views_counted_meanwhile(self, answer):
+        """Another shop: a view counted while the repair runs is not lost"""
+        self._live(answer, MANY)

@@ -5,26 +5,62 @@ among them, so the history has its long tail, in about 800 entries: mongoeco's
 wire server, which the grader uses, inserts slowly into a growing collection),
 call ``repair_orders(db)`` and rerun the audit's ``unbounded_array``; the
 hidden check uses another shop in which one customer has no order yet and one
-has three.
+has three.  The shop keeps taking orders while the repair runs: two checks
+(on a smaller shop, seeded once for both, to keep grading quick) push an order
+onto every customer that still has the array between the repair's first read
+and its first write (the course's race injector), run it again; then push one
+more order each, stop a run at its first write to customers after a history
+write, as a crash would, and run it again.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
-from course.datasets_legacy_shop import RECENT_ORDERS
-from course.exercise import Incorrect, hidden, visible
+from course.datasets_legacy_shop import NOW, RECENT_ORDERS
+from course.exercise import Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
+from course.recording import RecordingDatabase, _Log
 
 LEGACY = Variant("legacy", (("seed", 31), ("customers", 25)))
 OTHER = Variant("other shop", (("seed", 12), ("customers", 30)), tweak="_short_histories")
+#: the smaller shops the live checks seed (each check seeds it twice)
+LIVE = Variant("live shop", (("seed", 31), ("customers", 8)))
+LIVE_OTHER = Variant("another live shop", (("seed", 12), ("customers", 5)), tweak="_short_histories")
 ENTRY = ("order_no", "placed_at", "total_pence")
+#: the order the application places for each customer while the repair runs (the newest of all)
+LATE_NO, LATE_AT = 100_000, NOW + datetime.timedelta(days=1)
 PAGE = 10
 _READ_CUSTOMERS = (1, 11, 20)
 
 
 def _newest_first(entries: list[dict]) -> list[dict]:
     return sorted(entries, key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)
+
+
+class StoppedHere(Exception):
+    """Raised into the repair by the check, at its first write to customers after a history write (a crash)."""
+
+
+def _writes_history(op) -> bool:
+    return op.kind == "write" and (op.collection == "order_history" or (
+        op.method == "aggregate" and "order_history" in repr(op.argument("pipeline"))))
+
+
+class _StopAtCustomers(_Log):
+    """A recording log that stops the run at its first write to customers that follows a history write."""
+
+    def record(self, op) -> None:
+        if op.kind == "write" and op.collection == "customers" and not _writes_history(op) \
+                and any(_writes_history(o) for o in self.ops):
+            raise StoppedHere("the check stopped the repair here, as a crash would")
+        super().record(op)
+
+
+def _history(db: Any) -> list[str]:
+    """db.order_history's documents without their _id, as sorted reprs (a sorted multiset)."""
+    return sorted(repr(sorted((k, v) for k, v in d.items() if k != "_id")) for d in db.order_history.find({}))
 
 
 class RepairOrders(Repair):
@@ -43,6 +79,11 @@ class RepairOrders(Repair):
         "removed": "customers no longer hold the orders array, and nothing else of theirs changes: the audit no "
                    "longer reports unbounded_array in customers",
         "twice": "running it a second time raises nothing and changes nothing",
+        "live": "the shop keeps taking orders while it runs: an order pushed onto a customer's orders between the "
+                "repair's read and its write is never lost (when the repair returns it is in db.order_history or "
+                "still in the customer's orders), and the next run moves it",
+        "crash": "a run stopped part-way (at its first write to customers after a history write) and then run "
+                 "again leaves no entry twice in db.order_history",
     }
     hints = (
         "For each customer that still has orders: write one order_history document per entry, with the "
@@ -51,8 +92,12 @@ class RepairOrders(Repair):
         "order number (an _id such as f\"{customer_id}-{order_no}\", replaced with upsert=True; or a unique "
         "index on (customer_id, order_no) and upserts by those two fields), so a retried copy replaces, never "
         "duplicates.",
-        f"recent_orders is the entries sorted by placed_at, newest first, cut to {RECENT_ORDERS}. One update per "
-        "customer: {'$set': {'recent_orders': recent}, '$unset': {'orders': ''}}.",
+        "An order placed after your read is in the array, not in what you read: remove only the entries you "
+        "copied, {'$pullAll': {'orders': entries}} (or, as a customer's order numbers only grow, $pull those up "
+        "to the highest you copied), and remove the array only once it is empty, in an update "
+        "whose filter says so ({'_id': ..., 'orders': []}).",
+        f"recent_orders is the entries sorted by placed_at, newest first, cut to {RECENT_ORDERS}; on a later run, "
+        "sort the recent_orders already there together with the entries moved now.",
         "Select only the customers that still have the array, find({'orders': {'$exists': True}}): a second run "
         "then finds nothing to move, and cannot empty recent_orders.",
     )
@@ -61,16 +106,22 @@ def repair_orders(db):
     \"\"\"Move each customer's embedded orders to db.order_history; keep the five newest in the customer.\"\"\"
     from pymongo import ReplaceOne
 
-    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
         entries = customer["orders"]
         if entries:  # keyed by customer and order number: a copy run again replaces, never duplicates
             db.order_history.bulk_write([
                 ReplaceOne({"_id": f"{customer['_id']}-{entry['order_no']}"},
                            {"customer_id": customer["_id"], **entry}, upsert=True)
                 for entry in entries])
-        newest = sorted(entries, key=lambda entry: entry["placed_at"], reverse=True)[:5]
+        recent = customer.get("recent_orders", []) + entries  # a later run adds the orders placed since
+        newest = sorted(recent, key=lambda entry: entry["placed_at"], reverse=True)[:5]
+        # remove only what was copied: an order pushed since the read has a higher number and stays for the
+        # next run ({"$pullAll": {"orders": entries}} says the same without relying on the numbers)
+        copied = max((entry["order_no"] for entry in entries), default=0)
         db.customers.update_one({"_id": customer["_id"]},
-                                {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
+                                {"$set": {"recent_orders": newest},
+                                 "$pull": {"orders": {"order_no": {"$lte": copied}}}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 """
 
     @staticmethod
@@ -171,6 +222,82 @@ def repair_orders(db):
             raise Incorrect(f"{len(seeded)} customers were seeded, {run.db.customers.count_documents({})} are left")
         self.check_audit(run, "")
 
+    def _placed_meanwhile(self, answer, db) -> dict:
+        """The repair run on ``db`` with an order pushed onto every customer that still has the array between
+        its first read and its first write; returns {customer: the order pushed}."""
+        late: dict = {}
+
+        def order_placed():
+            for customer in db.customers.find({"orders": {"$exists": True}}, {"_id": 1}):
+                entry = {"order_no": LATE_NO, "placed_at": LATE_AT, "total_pence": 90_000 + customer["_id"]}
+                db.customers.update_one({"_id": customer["_id"]}, {"$push": {"orders": entry}})
+                late[customer["_id"]] = entry
+
+        self.repair(answer, RecordingDatabase(db, race=order_placed))
+        return late
+
+    def _scenario(self, answer, variant) -> dict[str, str]:
+        """The live shop's story, once per variant: an order placed while the repair runs, the next run; then
+        one more order for each customer, a run stopped at its first write to customers after a history
+        write (as a crash would stop it) and a whole run.  Returns what went wrong: {"live": ..., "crash": ...}."""
+        cache = self._scenarios
+        if cache is Repair._scenarios:  # outside evaluate (an assertion called alone): a cache of its own
+            cache = self._scenarios = {}
+        if variant not in cache:
+            db, _ = self.seed(variant)
+            cache[variant] = {"live": self._live_story(answer, db), "crash": self._crash_story(answer, db)}
+        return cache[variant]
+
+    def _live_story(self, answer, db) -> str:
+        late = self._placed_meanwhile(answer, db)
+        race = "an order was placed for every customer (pushed onto its orders) after your first read and before "
+
+        def copied(entry) -> bool:
+            return db.order_history.count_documents({"order_no": entry["order_no"],
+                                                     "total_pence": entry["total_pence"]}) > 0
+        for customer_id, entry in sorted(late.items()):
+            held = (db.customers.find_one({"_id": customer_id}, {"orders": 1}) or {}).get("orders") or []
+            if not copied(entry) and not any(isinstance(e, dict) and e.get("order_no") == LATE_NO for e in held):
+                return (f"{race}your first write: customer {customer_id}'s order {LATE_NO} is neither in "
+                        "db.order_history nor in its orders any more: it was lost (the update removed entries it "
+                        "had not copied)")
+        self.call(self.function, getattr(answer, self.function), db)
+        for customer_id, entry in sorted(late.items()):
+            if not copied(entry):
+                return (f"{race}your first write; the next run left customer {customer_id}'s order {LATE_NO} out "
+                        "of db.order_history: a later run moves what is still embedded")
+        return ""
+
+    def _crash_story(self, answer, db) -> str:
+        """One more order for every customer, a run stopped part-way, a whole run: no history document twice
+        (entries differ by customer and order number, so one run never writes two alike)."""
+        for customer in db.customers.find({}, {"_id": 1}):
+            entry = {"order_no": LATE_NO + 1, "placed_at": LATE_AT, "total_pence": 80_000 + customer["_id"]}
+            db.customers.update_one({"_id": customer["_id"]}, {"$push": {"orders": entry}})
+        recorded = RecordingDatabase(db)
+        recorded._log = _StopAtCustomers(None)
+        stopped = self.call(self.function, getattr(answer, self.function), recorded, expect_raise=True)
+        if not isinstance(stopped, LearnerRaised):
+            return ""  # it never wrote to customers after a history write: nothing to stop
+        self.call(self.function, getattr(answer, self.function), db)
+        history = _history(db)
+        twice = next((d for d, e in zip(history, history[1:]) if d == e), None)
+        if twice is None:
+            return ""
+        return ("the check stopped a run at its first write to customers, as a crash would, then ran it again: "
+                f"db.order_history holds {twice[:120]} {history.count(twice)} times (the history copied before "
+                "the stop was copied again)")
+
+    def _live(self, answer, variant):
+        wrong = self._scenario(answer, variant)["live"]
+        if wrong:
+            raise Incorrect(wrong)
+
+    def _crash(self, answer, variant):
+        wrong = self._scenario(answer, variant)["crash"]
+        if wrong:
+            raise Incorrect(wrong)
+
     @visible(points=2, checks="moved")
     def every_order_moved(self, answer):
         """The shop's customers: every order is in db.order_history once; the history pages agree"""
@@ -192,6 +319,16 @@ def repair_orders(db):
         self.check_twice(answer, LEGACY, ": on a second run no customer holds orders any more; move only what "
                                          "is still embedded")
 
+    @visible(points=2, checks="live")
+    def order_placed_meanwhile_kept(self, answer):
+        """A smaller shop: an order placed while the repair runs is not lost, and the next run moves it"""
+        self._live(answer, LIVE)
+
+    @visible(points=1, checks="crash")
+    def rerun_after_a_stop(self, answer):
+        """A smaller shop: a run stopped part-way and run again copies no entry twice"""
+        self._crash(answer, LIVE)
+
     @hidden(points=1, checks="moved")
     def other_orders_moved(self, answer):
         """Another shop, a customer without orders and one with three: every order moved"""
@@ -211,3 +348,13 @@ def repair_orders(db):
     def other_shop_twice(self, answer):
         """Another shop: a second run changes nothing"""
         self.check_twice(answer, OTHER, ": move only what is still embedded")
+
+    @hidden(points=1, checks="live")
+    def other_order_placed_meanwhile(self, answer):
+        """Another smaller shop: an order placed while the repair runs is not lost"""
+        self._live(answer, LIVE_OTHER)
+
+    @hidden(points=1, checks="crash")
+    def other_rerun_after_a_stop(self, answer):
+        """Another smaller shop: a run stopped part-way and run again copies no entry twice"""
+        self._crash(answer, LIVE_OTHER)

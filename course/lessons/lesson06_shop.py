@@ -119,14 +119,16 @@ class Repair(Exercise):
     collections: ClassVar[tuple[str, ...]]
     _shared: Run | None = None
     _shared_key: Any = None
+    _scenarios: dict = {}
 
     def evaluate(self, namespace, *, include_hidden):
-        """Run the assertions (see :meth:`Exercise.evaluate`), sharing one run per variant within this call."""
-        self._shared, self._shared_key = None, None
+        """Run the assertions (see :meth:`Exercise.evaluate`), sharing one run per variant within this call
+        (and, in :attr:`_scenarios`, whatever else a subclass makes once per variant)."""
+        self._shared, self._shared_key, self._scenarios = None, None, {}
         try:
             return super().evaluate(namespace, include_hidden=include_hidden)
         finally:
-            self._shared, self._shared_key = None, None
+            self._shared, self._shared_key, self._scenarios = None, None, {}
 
     # ---- what subclasses provide -------------------------------------------------
     def reads_before(self, db: Any) -> dict:  # pragma: no cover - every exercise overrides it

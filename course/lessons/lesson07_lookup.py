@@ -1,7 +1,10 @@
 """Lesson 07, exercise 07.7: a ``$lookup`` for the order screen, filtered before it joins.
 
 The learner returns the pipeline itself (plain data); the checks run it on seeded orders and customers
-and read its first stage, since where the ``$match`` stands decides how many orders the join runs for.
+and read its first stage.  A server's optimizer moves a ``$match`` that does not use the ``$lookup``'s ``as``
+field ahead of the join by itself (the manual's "Aggregation Pipeline Optimization" page); the statement asks
+for the order to be written down all the same, so that the join runs only for the listed orders whatever
+engine or optimizer runs the pipeline.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ class Lookup(Exercise):
     requirements = {
         "rows": "run on db.orders, the pipeline gives one row {_id, total, customerName} per order listed, "
                 "customerName taken from db.customers, and nothing more",
-        "match_first": "the pipeline's first stage is a $match on the listed _ids, so the join runs only for them",
+        "match_first": "the pipeline's first stage is a $match on the listed _ids, so the join runs only for them "
+                       "as written, without relying on an optimizer to move the filter",
         "sorted": "the rows come sorted by _id",
     }
     hints = (
@@ -89,8 +93,10 @@ def order_rows(order_ids):
         if "$match" not in first:
             where = next((k for k, stage in enumerate(pipeline) if "$match" in stage), None)
             raise Incorrect("the pipeline's first stage should be the $match on the listed _ids" +
-                            (f"; it is stage {where + 1}, so the $lookup before it runs for every order in the "
-                             "collection" if where is not None else f"; it starts with {list(first) or 'nothing'}"))
+                            (f"; it is stage {where + 1}: a server's optimizer moves a filter that does not use the "
+                             "join's result ahead of the $lookup, but an engine that runs the stages as written "
+                             "joins every order in the collection first" if where is not None
+                             else f"; it starts with {list(first) or 'nothing'}"))
         db = seeded(self.lab, orders=data(shop_orders))
         passed = [row.get("_id") for row in db.orders.aggregate(pipeline[:1])]
         listed = [o["_id"] for o in data(shop_orders) if o["_id"] in set(order_ids)]

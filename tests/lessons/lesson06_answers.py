@@ -15,43 +15,76 @@ def _key_list(info):
     return [tuple(pair) for pair in info["key"]]
 
 
+def _sets_apart(info):
+    """What a prefix index does that a longer one cannot: a rule, an expiry, or only some documents."""
+    return bool(info.get("unique") or info.get("expireAfterSeconds") is not None or info.get("sparse")
+                or info.get("partialFilterExpression"))
+
+
 def drop_redundant_sets(db):
-    """Right: a prefix test with tuples, names collected per collection."""
+    """Right: a prefix test with tuples, names collected per collection; options compared as the audit does."""
     for name in db.list_collection_names():
-        indexes = {index: (_key_list(info), info.get("unique", False))
-                   for index, info in db[name].index_information().items()}
-        doomed = {index for index, (keys, unique) in indexes.items()
-                  if index != "_id_" and not unique
+        indexes = {index: (_key_list(info), info) for index, info in db[name].index_information().items()}
+        doomed = {index for index, (keys, info) in indexes.items()
+                  if index != "_id_" and not _sets_apart(info)
                   and any(len(other) > len(keys) and tuple(other[:len(keys)]) == tuple(keys)
-                          for other_name, (other, _) in indexes.items() if other_name != index)}
+                          and not (other_info.get("sparse") or other_info.get("partialFilterExpression"))
+                          and other_info.get("collation") == info.get("collation")
+                          for other_name, (other, other_info) in indexes.items() if other_name != index)}
         for index in sorted(doomed):
             db[name].drop_index(index)
 
 
 def drop_redundant_sorted(db):
-    """Right: indexes sorted by length, each compared with the longer ones."""
+    """Right: indexes sorted by length, each compared with the longer plain ones of its collation."""
     for name in sorted(db.list_collection_names()):
         collection = db[name]
         infos = sorted(collection.index_information().items(), key=lambda item: len(item[1]["key"]))
         for position, (index, info) in enumerate(infos):
-            if index == "_id_" or info.get("unique"):
+            if index == "_id_" or _sets_apart(info):
                 continue
             keys = [list(k) for k in info["key"]]
             if any([list(k) for k in other["key"]][:len(keys)] == keys
-                   for _, other in infos[position + 1:] if len(other["key"]) > len(keys)):
+                   for _, other in infos[position + 1:]
+                   if len(other["key"]) > len(keys) and not _sets_apart({**other, "unique": False,
+                                                                          "expireAfterSeconds": None})
+                   and other.get("collation") == info.get("collation")):
                 collection.drop_index(index)
 
 
 def drop_redundant_by_keys(db):
-    """Right: drop by key specification (drop_index accepts the keys too)."""
+    """Right: the audit's own rule, through its IndexInfo (course.audit.indexes) on a hand-made snapshot."""
+    from course.audit.indexes import indexes_of
+    from course.audit.redundant_index import covering
+    from course.audit.snapshot import CollectionSnapshot
+
+    for name in db.list_collection_names():
+        parsed = indexes_of(CollectionSnapshot(name, 0, [], "all", db[name].index_information()))
+        for index, info in parsed.items():
+            if any(covering(info, other) and len(other.keys) > len(info.keys) for other in parsed.values()):
+                db[name].drop_index(index)
+
+
+def _drop_prefixes(db, exempt, fits=lambda short, long: True):
+    """Drop each index (not _id_, not ``exempt``) that is a prefix of a longer one that ``fits`` it."""
     for name in db.list_collection_names():
         info = db[name].index_information()
-        specs = [(index, list(map(tuple, i["key"])), bool(i.get("unique"))) for index, i in info.items()]
-        for index, keys, unique in specs:
-            if index == "_id_" or unique:
-                continue
-            if any(other != keys and other[:len(keys)] == keys for _, other, _ in specs):
+        for index, spec in info.items():
+            keys = list(spec["key"])
+            if index != "_id_" and not exempt(spec) and any(
+                    len(o["key"]) > len(keys) and list(o["key"])[:len(keys)] == keys and fits(spec, o)
+                    for other, o in info.items() if other != index):
                 db[name].drop_index(index)
+
+
+def drop_redundant_unique_only(db):
+    """Wrong (kept): the old rule, only unique prefixes kept: the TTL, sparse, partial and collation ones go."""
+    _drop_prefixes(db, lambda spec: spec.get("unique"))
+
+
+def drop_redundant_short_options_only(db):
+    """Wrong (kept): looks at the prefix's options only: a plain prefix of a partial index is dropped."""
+    _drop_prefixes(db, _sets_apart, lambda short, long: long.get("collation") == short.get("collation"))
 
 
 def drop_redundant_lists_only(db):
@@ -94,8 +127,40 @@ def widen_pipeline(db):
     db.products.update_many({}, WIDEN_PIPELINE)
 
 
+def _guarded(db, value_of, query=None, replace=False):
+    """Each product's counter rewritten by a write that matches only the value read; retried when it moved."""
+    for product in db.products.find(query or {}, {"views": 1}):
+        views = product["views"]
+        while True:
+            guard = {"_id": product["_id"], "views": views}
+            if replace:
+                result = db.products.replace_one(guard, {"views": value_of(views)})
+            else:
+                result = db.products.update_one(guard, {"$set": {"views": value_of(views)}})
+            if result.matched_count:
+                break
+            views = db.products.find_one({"_id": product["_id"]}, {"views": 1})["views"]
+
+
+def widen_compare_and_set(db):
+    """Right (on every backend): update_one guarded by the value read, read again and retried when it moved."""
+    _guarded(db, Int64)
+
+
+def widen_bulk_guarded(db):
+    """Right: a bulk_write of UpdateOne operations, each guarded by the value read; the missed ones retried."""
+    from pymongo import UpdateOne
+
+    pending = list(db.products.find({}, {"views": 1}))
+    while pending:
+        db.products.bulk_write([UpdateOne({"_id": p["_id"], "views": p["views"]},
+                                          {"$set": {"views": Int64(p["views"])}}) for p in pending])
+        again = db.products.find({"_id": {"$in": [p["_id"] for p in pending]}}, {"views": 1})
+        pending = [p for p in again if not isinstance(p["views"], Int64)]
+
+
 def widen_bulk(db):
-    """Right: a bulk_write of UpdateOne operations."""
+    """Wrong (live): a bulk_write of UpdateOne operations setting the values read: a view counted between is lost."""
     from pymongo import UpdateOne
 
     operations = [UpdateOne({"_id": p["_id"]}, {"$set": {"views": Int64(p["views"])}})
@@ -105,29 +170,38 @@ def widen_bulk(db):
 
 
 def widen_replace(db):
-    """Right: replace_one of each whole product, views widened."""
+    """Wrong (live): replace_one of each whole product as read, views widened: a view counted between is lost."""
     for product in list(db.products.find()):
         product["views"] = Int64(int(product["views"]))
         db.products.replace_one({"_id": product["_id"]}, product)
 
 
+def widen_guarded_no_retry(db):
+    """Wrong (live): update_one guarded by the value read, never retried: a counter that moved stays an int."""
+    for product in db.products.find({}, {"views": 1}):
+        db.products.update_one({"_id": product["_id"], "views": product["views"]},
+                               {"$set": {"views": Int64(product["views"])}})
+
+
+def widen_loop_unguarded(db):
+    """Wrong (live): the lesson's old loop, update_one per product setting Int64 of the value read."""
+    for product in db.products.find({}, {"views": 1}):
+        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": Int64(product["views"])}})
+
+
 def widen_to_int(db):
     """Wrong (long): 'normalises' every counter to a Python int, which stays int32 when it fits."""
-    for product in db.products.find({}, {"views": 1}):
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": int(product["views"])}})
+    _guarded(db, int)
 
 
 def widen_to_double(db):
     """Wrong (long): one type, but a double, not a long."""
-    for product in db.products.find({}, {"views": 1}):
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": float(product["views"])}})
+    _guarded(db, float)
 
 
 def widen_capping(db):
     """Wrong (value): longs everywhere, but the overflowed counter capped at the int32 maximum."""
-    for product in db.products.find({}, {"views": 1}):
-        views = min(int(product["views"]), INT32_MAX)
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": Int64(views)}})
+    _guarded(db, lambda views: Int64(min(int(views), INT32_MAX)))
 
 
 # ---- 06.3: add the discriminator ----------------------------------------------------------------------
@@ -330,81 +404,104 @@ def refresh_by_order_id(db):
 
 # ---- 06.6: move the order history out -------------------------------------------------------------------
 def repair_orders_reversed_tail(db):
-    """Right: the entries are stored oldest first, so the five newest are the last five, reversed."""
+    """Right: upserts by a made-up _id, then replace_one of the whole customer guarded by the array read (a
+    customer whose array moved since is left for the next run); the five newest are the last five, reversed."""
     for customer in list(db.customers.find({"orders": {"$exists": True}})):
         entries = customer.pop("orders")
         for entry in entries:
-            db.order_history.insert_one({"customer_id": customer["_id"], **entry})
-        customer["recent_orders"] = entries[-5:][::-1]
-        db.customers.replace_one({"_id": customer["_id"]}, customer)
+            db.order_history.replace_one({"_id": f"{customer['_id']}/{entry['order_no']}"},
+                                         {"customer_id": customer["_id"], **entry}, upsert=True)
+        earlier = customer.get("recent_orders", [])
+        customer["recent_orders"] = sorted(earlier + entries[-5:], key=lambda e: e["placed_at"])[-5:][::-1]
+        db.customers.replace_one({"_id": customer["_id"], "orders": entries}, customer)
 
 
 def repair_orders_bulk(db):
-    """Right: all entries in one insert_many, then one update per customer through bulk_write."""
-    from pymongo import UpdateOne
+    """Right: all entries upserted in one bulk_write, then one bulk_write of $pullAll updates and the unset."""
+    from pymongo import ReplaceOne, UpdateMany, UpdateOne
 
-    entries, updates = [], []
-    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+    copies, updates = [], []
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
         orders = customer["orders"]
-        entries += [dict(entry, customer_id=customer["_id"]) for entry in orders]
-        newest = sorted(orders, key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)[:5]
+        copies += [ReplaceOne({"_id": {"customer": customer["_id"], "order": e["order_no"]}},
+                              dict(e, customer_id=customer["_id"]), upsert=True) for e in orders]
+        newest = sorted(customer.get("recent_orders", []) + orders, key=lambda e: (e["placed_at"], e["order_no"]),
+                        reverse=True)[:5]
         updates.append(UpdateOne({"_id": customer["_id"]}, {"$set": {"recent_orders": newest},
-                                                            "$unset": {"orders": 1}}))
-    if entries:
-        db.order_history.insert_many(entries)
+                                                            "$pullAll": {"orders": orders}}))
+    if copies:
+        db.order_history.bulk_write(copies)
     if updates:
-        db.customers.bulk_write(updates)
+        db.customers.bulk_write(updates + [UpdateMany({"orders": {"$size": 0}}, {"$unset": {"orders": 1}})])
 
 
 def repair_orders_upserts(db):
-    """Right: history documents keyed by customer and order number, upserted (a retry cannot duplicate)."""
-    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+    """Right: history documents keyed by customer and order number, upserted; $pull of the order numbers moved."""
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
         for entry in customer["orders"]:
             db.order_history.update_one({"_id": f"{customer['_id']}-{entry['order_no']}"},
                                         {"$set": {"customer_id": customer["_id"], **entry}}, upsert=True)
-        recent = sorted(customer["orders"], key=lambda e: e["placed_at"])[-5:]
+        recent = sorted(customer.get("recent_orders", []) + customer["orders"], key=lambda e: e["placed_at"])[-5:]
         recent.reverse()
-        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent}})
-        db.customers.update_one({"_id": customer["_id"]}, {"$unset": {"orders": ""}})
+        moved = [entry["order_no"] for entry in customer["orders"]]
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent},
+                                                          "$pull": {"orders": {"order_no": {"$in": moved}}}})
+        db.customers.update_one({"_id": customer["_id"], "orders": {"$size": 0}}, {"$unset": {"orders": ""}})
 
 
 def repair_orders_merge_on_fields(db):
-    """Right: the entries unwound and $merge'd on (customer_id, order_no), which a unique index covers."""
+    """Right: per customer, the array read, then its entries unwound and $merge'd on (customer_id, order_no),
+    which a unique index covers; then the entries read pulled."""
     db.order_history.create_index([("customer_id", 1), ("order_no", 1)], unique=True)
-    db.customers.aggregate([
-        {"$match": {"orders": {"$exists": True}}},
-        {"$unwind": "$orders"},
-        {"$replaceWith": {"$mergeObjects": [{"customer_id": "$_id"}, "$orders"]}},
-        {"$merge": {"into": "order_history", "on": ["customer_id", "order_no"], "whenMatched": "keepExisting",
-                    "whenNotMatched": "insert"}},
-    ])
-    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
-        recent = sorted(customer["orders"], key=lambda e: e["placed_at"], reverse=True)[:5]
-        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent}, "$unset": {"orders": ""}})
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
+        db.customers.aggregate([
+            {"$match": {"_id": customer["_id"]}},
+            {"$unwind": "$orders"},
+            {"$replaceWith": {"$mergeObjects": [{"customer_id": "$_id"}, "$orders"]}},
+            {"$merge": {"into": "order_history", "on": ["customer_id", "order_no"], "whenMatched": "keepExisting",
+                        "whenNotMatched": "insert"}},
+        ])
+        recent = sorted(customer.get("recent_orders", []) + customer["orders"], key=lambda e: e["placed_at"],
+                        reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent},
+                                                          "$pullAll": {"orders": customer["orders"]}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 
 
 def repair_orders_upserts_by_fields(db):
     """Right: a unique index on (customer_id, order_no), then one upsert per entry by those fields."""
     db.order_history.create_index([("customer_id", 1), ("order_no", 1)], unique=True)
-    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
         for entry in customer["orders"]:
             db.order_history.update_one({"customer_id": customer["_id"], "order_no": entry["order_no"]},
                                         {"$setOnInsert": {"placed_at": entry["placed_at"],
                                                           "total_pence": entry["total_pence"]}}, upsert=True)
-        newest = sorted(customer["orders"], key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)[:5]
-        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
+        newest = sorted(customer.get("recent_orders", []) + customer["orders"],
+                        key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": newest},
+                                                          "$pullAll": {"orders": customer["orders"]}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 
 
-def _repair(db, recent_of, unset=True, select_all=False, extra=None):
+def _repair(db, recent_of, unset=True, select_all=False, extra=None, merge_recent=True, keyed=True):
+    """The safe repair (keyed upserts, $pullAll, the empty array unset) with one mistake switched on."""
+    from pymongo import InsertOne, ReplaceOne
+
     query = {} if select_all else {"orders": {"$exists": True}}
-    for customer in list(db.customers.find(query, {"orders": 1})):
+    for customer in list(db.customers.find(query, {"orders": 1, "recent_orders": 1})):
         entries = customer.get("orders", [])
         if entries:
-            db.order_history.insert_many([{"customer_id": customer["_id"], **entry} for entry in entries])
-        update = {"$set": {"recent_orders": recent_of(entries), **(extra or {})}}
+            db.order_history.bulk_write([
+                ReplaceOne({"_id": f"{customer['_id']}-{e['order_no']}"}, {"customer_id": customer["_id"], **e},
+                           upsert=True) if keyed else InsertOne({"customer_id": customer["_id"], **e})
+                for e in entries])
+        earlier = customer.get("recent_orders", []) if merge_recent else []
+        update = {"$set": {"recent_orders": recent_of(earlier + entries), **(extra or {})}}
         if unset:
-            update["$unset"] = {"orders": ""}
+            update["$pullAll"] = {"orders": entries}
         db.customers.update_one({"_id": customer["_id"]}, update)
+        if unset:
+            db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 
 
 def _newest(entries, n=5):
@@ -413,7 +510,7 @@ def _newest(entries, n=5):
 
 def repair_orders_oldest(db):
     """Wrong (recent): the first five entries: the oldest orders, not the newest."""
-    _repair(db, lambda entries: entries[:5])
+    _repair(db, lambda entries: sorted(entries, key=lambda e: e["placed_at"])[:5])
 
 
 def repair_orders_ten(db):
@@ -423,7 +520,7 @@ def repair_orders_ten(db):
 
 def repair_orders_keeps_array(db):
     """Wrong (removed): copies the history out but leaves the array in the customer."""
-    _repair(db, _newest, unset=False)
+    _repair(db, _newest, unset=False, merge_recent=False)
 
 
 def repair_orders_moved_flag(db):
@@ -433,27 +530,59 @@ def repair_orders_moved_flag(db):
 
 def repair_orders_every_customer(db):
     """Wrong (twice): goes over every customer each time: a second run empties recent_orders."""
-    _repair(db, _newest, select_all=True)
+    _repair(db, _newest, select_all=True, merge_recent=False)
+
+
+def repair_orders_fresh_ids(db):
+    """Wrong (crash): $pullAll of what it copied, but insert_many with fresh _ids: a rerun copies again."""
+    _repair(db, _newest, keyed=False)
+
+
+def repair_orders_unset_whole_array(db):
+    """Wrong (live): the lesson's old solution: keyed upserts, then $unset of the whole array read earlier."""
+    from pymongo import ReplaceOne
+
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1}):
+        entries = customer["orders"]
+        if entries:
+            db.order_history.bulk_write([
+                ReplaceOne({"_id": f"{customer['_id']}-{entry['order_no']}"},
+                           {"customer_id": customer["_id"], **entry}, upsert=True)
+                for entry in entries])
+        newest = sorted(entries, key=lambda entry: entry["placed_at"], reverse=True)[:5]
+        db.customers.update_one({"_id": customer["_id"]},
+                                {"$set": {"recent_orders": newest}, "$unset": {"orders": ""}})
 
 
 def repair_orders_without_customer(db):
     """Wrong (moved): the history documents lack customer_id (they are the entries as they were)."""
-    for customer in list(db.customers.find({"orders": {"$exists": True}}, {"orders": 1})):
+    from pymongo import ReplaceOne
+
+    for customer in list(db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1})):
         entries = customer["orders"]
         if entries:
-            db.order_history.insert_many([dict(entry) for entry in entries])
+            db.order_history.bulk_write([ReplaceOne({"_id": f"{customer['_id']}-{e['order_no']}"}, dict(e),
+                                                    upsert=True) for e in entries])
         db.customers.update_one({"_id": customer["_id"]},
-                                {"$set": {"recent_orders": _newest(entries)}, "$unset": {"orders": ""}})
+                                {"$set": {"recent_orders": _newest(customer.get("recent_orders", []) + entries)},
+                                 "$pullAll": {"orders": entries}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 
 
 def repair_orders_business_skipped(db):
     """Wrong (moved): moves only customers with at most 300 orders (the big ones 'later'), but empties all."""
-    for customer in list(db.customers.find({"orders": {"$exists": True}}, {"orders": 1})):
+    from pymongo import ReplaceOne
+
+    for customer in list(db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1})):
         entries = customer["orders"]
         if entries and len(entries) <= 300:
-            db.order_history.insert_many([{"customer_id": customer["_id"], **entry} for entry in entries])
+            db.order_history.bulk_write([ReplaceOne({"_id": f"{customer['_id']}-{e['order_no']}"},
+                                                    {"customer_id": customer["_id"], **e}, upsert=True)
+                                         for e in entries])
         db.customers.update_one({"_id": customer["_id"]},
-                                {"$set": {"recent_orders": _newest(entries)}, "$unset": {"orders": ""}})
+                                {"$set": {"recent_orders": _newest(customer.get("recent_orders", []) + entries)},
+                                 "$pullAll": {"orders": entries}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
 
 
 PLACEHOLDER_FUNCTIONS = {
@@ -505,27 +634,25 @@ def widen_convert_pipeline(db):
 
 
 def widen_merge(db):
-    """Right: an aggregation that converts and merges back into products."""
+    """Wrong (live): an aggregation that converts the values it read and replaces the products with them."""
     db.products.aggregate([{"$set": {"views": {"$toLong": "$views"}}},
                            {"$merge": {"into": "products", "on": "_id", "whenMatched": "replace"}}])
 
 
 def widen_only_overflowed(db):
     """Wrong (long): converts only the counters past the int32 maximum (already longs): a no-op."""
-    for product in db.products.find({"views": {"$gt": INT32_MAX}}, {"views": 1}):
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": Int64(product["views"])}})
+    _guarded(db, Int64, {"views": {"$gt": INT32_MAX}})
 
 
 def widen_first_hundred(db):
     """Wrong (long): only the first 100 products."""
-    for product in db.products.find({}, {"views": 1}).sort("_id", 1).limit(100):
-        db.products.update_one({"_id": product["_id"]}, {"$set": {"views": Int64(product["views"])}})
+    first = [p["_id"] for p in db.products.find({}, {"_id": 1}).sort("_id", 1).limit(100)]
+    _guarded(db, Int64, {"_id": {"$in": first}})
 
 
 def widen_loses_fields(db):
     """Wrong (unchanged): replace_one with the counter alone: every other field lost."""
-    for product in db.products.find({}, {"views": 1}):
-        db.products.replace_one({"_id": product["_id"]}, {"views": Int64(product["views"])})
+    _guarded(db, Int64, replace=True)
 
 
 def merge_by_rename(db):
