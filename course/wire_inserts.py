@@ -74,8 +74,9 @@ def _shifted(result: Any, done: int) -> Any:
 
 @written_for("1fb2ba1532c565aa")  # the source digest of mongoeco 4.11's function it replaces
 def single_inserts_by_lookup(original: Callable) -> Callable:
-    """``MemoryEngine._ensure_unique_indexes`` without the pass over the collection for ObjectId and str ``_id``s."""
-    from course.id_lookups import equal_only_by_key
+    """``MemoryEngine._ensure_unique_indexes`` without the pass over the collection for ObjectId and str ``_id``s,
+    nor for a document ``_id`` whose key no stored key may equal (course/id_lookups.py)."""
+    from course.id_lookups import equal_only_by_key, no_other_id_may_equal
 
     plain = equal_only_by_key()
 
@@ -83,6 +84,11 @@ def single_inserts_by_lookup(original: Callable) -> Callable:
         if kwargs.get("scan_payload_id") and kwargs.get("check_id_storage") \
                 and type(candidate.get("_id")) in plain:
             kwargs["scan_payload_id"] = False  # check_id_storage still finds a duplicate by its key
+        elif kwargs.get("check_id_storage") and isinstance(candidate.get("_id"), dict) \
+                and no_other_id_may_equal(self, (self._storage if kwargs.get("storage_view") is None else
+                                                kwargs["storage_view"]).get(db_name, {}).get(coll_name, {}),
+                                          candidate["_id"], kwargs.get("exclude_storage_key")):
+            kwargs["check_id_storage"] = kwargs["scan_payload_id"] = False  # a document _id no stored one can equal
         return original(self, db_name, coll_name, candidate, **kwargs)
 
     return _ensure_unique_indexes

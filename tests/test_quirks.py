@@ -528,17 +528,24 @@ def test_queries_by_a_missing_id_answer_as_the_engine_does(backend, make_lab, mo
     assert with_lookup == _by_id_scenarios(make_lab("01").scratch())
 
 
-def test_upserts_of_new_string_ids_do_not_read_the_collection(backend, make_lab, monkeypatch):
-    """mongoeco: an upsert of a new string or ObjectId _id reads no stored document; a number's still does."""
+def _matches_counted(backend, monkeypatch) -> list:
+    """A list that grows by one for each document mongoeco matches against a filter (skips on other backends)."""
     if backend.name != "mongoeco":
         pytest.skip("a quirk of mongoeco's engine")
-    from bson import ObjectId
     from mongoeco.core.filtering import QueryEngine
 
     matched = []
     match_plan = QueryEngine.match_plan
     monkeypatch.setattr(QueryEngine, "match_plan", staticmethod(
         lambda *args, **kwargs: matched.append(1) or match_plan(*args, **kwargs)))
+    return matched
+
+
+def test_upserts_of_new_string_ids_do_not_read_the_collection(backend, make_lab, monkeypatch):
+    """mongoeco: an upsert of a new string or ObjectId _id reads no stored document; a number's still does."""
+    from bson import ObjectId
+
+    matched = _matches_counted(backend, monkeypatch)
     db = make_lab("01").scratch()
     for k in range(200):
         db.by_string.update_one({"_id": f"s{k}"}, {"$set": {"k": k}}, upsert=True)
@@ -549,6 +556,66 @@ def test_upserts_of_new_string_ids_do_not_read_the_collection(backend, make_lab,
     assert db.by_string.count_documents({}) == db.by_object_id.count_documents({}) == 200
     assert keyed < 50, f"string and ObjectId _ids are looked up by key ({keyed} documents matched)"
     assert len(matched) - keyed > 200 * 100 / 2, "numeric _ids are still matched by value (1 equals 1.0)"
+
+
+def _document_id_scenarios(db) -> list:
+    """Reads, upserts and inserts by document _ids equal by value, by field order, by type, and what each gave."""
+    from bson import Decimal128, Int64
+    from pymongo.errors import DuplicateKeyError
+
+    db.orders.insert_many([{"_id": {"a": 1}, "n": 1}, {"_id": {"a": 1.0, "b": "x"}, "n": 2},
+                           {"_id": {"b": "x", "a": 1}, "n": 3}, {"_id": {"a": Int64(2)}, "n": 4},
+                           {"_id": {"a": [1, 2]}, "n": 5}, {"_id": {"a": {"c": "z"}}, "n": 6},
+                           {"_id": {"a": Decimal128("3")}, "n": 7}, {"_id": {"a": None}, "n": 8},
+                           {"_id": {"a": True}, "n": 9}])
+    seen = []
+    lookups = [{"a": 1.0}, {"a": 1, "b": "x"}, {"b": "x", "a": 1.0}, {"a": 2}, {"a": 2.0}, {"a": [1, 2]}, {"a": [1]},
+               {"a": [1.0, 2]}, {"a": {"c": "z"}}, {"a": {"c": "Z"}}, {"a": 3}, {"a": None}, {"a": True}, {"a": 1},
+               {"a": "1"}, {"a": 5}, {}]
+    for value in lookups:
+        seen.append(("find_one", repr(value), db.orders.find_one({"_id": value})))
+        seen.append(("count and", repr(value), db.orders.count_documents({"_id": value, "n": {"$gte": 0}})))
+    for k, value in enumerate(lookups):
+        result = db.orders.replace_one({"_id": value}, {"k": k}, upsert=True)
+        seen.append(("upsert", repr(value), result.matched_count, repr(result.upserted_id)))
+    for value in ({"a": 1}, {"a": 2.0}, {"a": Decimal128("3.0")}, {"a": 6}, {"a": 6.0}, {"b": "x", "a": 1.0}):
+        try:
+            db.orders.insert_one({"_id": value})
+            seen.append(("insert", repr(value), "inserted"))
+        except DuplicateKeyError:
+            seen.append(("insert", repr(value), "duplicate"))
+    seen.append(("left", sorted(repr(d) for d in db.orders.find({}))))
+    return seen
+
+
+def test_document_ids_answer_as_the_engine_does(backend, make_lab, monkeypatch):
+    """mongoeco: a document _id found, upserted and refused as a duplicate as by the engine's own passes (a server:
+    embedded documents equal field by field, in order, numbers by value)."""
+    if backend.name != "mongoeco":
+        pytest.skip("a quirk of mongoeco's engine")
+    from mongoeco.engines import memory
+
+    db = make_lab("01").scratch()
+    with_lookup = _document_id_scenarios(db)
+    assert ("upsert", "{'a': 1.0}", 1, "None") in with_lookup  # {a: 1.0} equals the stored {a: 1}
+    assert ("upsert", "{'a': [1.0, 2]}", 1, "None") in with_lookup
+    assert ("upsert", "{'b': 'x', 'a': 1.0}", 1, "None") in with_lookup  # {b: 'x', a: 1}: the same field order
+    assert ("upsert", "{'a': 5}", 0, "{'a': 5}") in with_lookup
+    assert db.orders.count_documents({"_id": {"a": 6}}) == 1  # {a: 6.0} was refused as a duplicate of {a: 6}
+    for name in ("_candidate_items_for_plan_locked", "_ensure_unique_indexes"):
+        monkeypatch.setattr(memory.MemoryEngine, name, getattr(memory.MemoryEngine, name).__wrapped__)
+    assert with_lookup == _document_id_scenarios(make_lab("01").scratch())
+
+
+def test_upserts_of_new_document_ids_do_not_read_the_collection(backend, make_lab, monkeypatch):
+    """mongoeco: an upsert of a new document _id (lesson 06's order keys) matches no stored document."""
+    matched = _matches_counted(backend, monkeypatch)
+    db = make_lab("01").scratch()
+    for k in range(200):
+        db.history.replace_one({"_id": {"customer_id": k % 7, "order_no": k}}, {"k": k}, upsert=True)
+    db.history.replace_one({"_id": {"customer_id": 3, "order_no": 3.0}}, {"k": -1}, upsert=True)  # equals order 3
+    assert db.history.count_documents({}) == 200 and db.history.find_one({"_id": {"customer_id": 3, "order_no": 3}})
+    assert len(matched) < 50, f"document _ids are compared by key ({len(matched)} documents matched)"
 
 
 @pytest.mark.parametrize("keyword, value", [("format", "email"), ("default", 1), ("$schema", "x"), ("id", "a"),
@@ -563,3 +630,14 @@ def test_json_schema_keywords_a_server_refuses_are_refused(db, backend, keyword,
     with pytest.raises(OperationFailure, match=re.escape(f"keyword '{keyword}' is not currently supported")):
         db.create_collection("strict", validator={"$jsonSchema": {"properties": {"a": {keyword: value}}}})
     db.create_collection("fine", validator={"$jsonSchema": {"properties": {"a": {"bsonType": "string"}}}})
+
+
+@pytest.mark.parametrize("name", [None, 5])
+def test_a_collection_name_that_is_not_a_str_is_refused_as_pymongo_does(db, name):
+    with pytest.raises(TypeError, match="name must be an instance of str"):
+        db[name].insert_one({"_id": 1})  # a learner's db[KIND_COLLECTIONS.get(kind)]: pymongo refuses it
+    with pytest.raises(TypeError, match="name must be an instance of str"):
+        db.get_collection(name)
+    assert None not in db.list_collection_names() and db.items.count_documents({}) == 6
+    db.client.drop_database(db.name)  # the engine is left usable: nothing was written under that name
+    assert db.items.count_documents({}) == 0
