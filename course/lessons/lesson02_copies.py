@@ -95,31 +95,31 @@ def create_copy_index(db):
                                     f"{shown(old.get(field))} to {shown(copy.get(field))}, though changes holds no "
                                     f"{field}: the copies that change are those of the fields in changes")
 
+    def _expect_source(self, answer, customer_id, changes) -> None:
+        """Run the update; the customer holds every field of changes as given, and its other fields as they were."""
+        db = self._database()
+        before = db.customers.find_one({"_id": customer_id})
+        self._update(answer, db, customer_id, changes)
+        difference = field_difference({**before, **changes}, db.customers.find_one({"_id": customer_id}) or {})
+        if difference:
+            raise Incorrect(f"after {self._call(customer_id, changes)} the customer {difference}: each field of "
+                            "changes is set to the value it holds, and the other fields stay")
+
     @visible(points=1, checks="source")
     def sets_the_customer(self, answer):
-        """The changed fields reach the customer; its other fields stay"""
-        db = self._database()
-        before = db.customers.find_one({"_id": 3})
-        changes = {"name": "Zoe Brook", "email": "zoe@example.com"}
-        self._update(answer, db, 3, changes)
-        difference = field_difference({**before, **changes}, db.customers.find_one({"_id": 3}) or {})
-        if difference:
-            raise Incorrect(f"after {self._call(3, changes)} the customer {difference}")
+        """The changed fields reach the customer, a new list of addresses too; its other fields stay"""
+        self._expect_source(answer, 3, {"name": "Zoe Brook", "email": "zoe@example.com"})
+        self._expect_source(answer, 2, {"addresses": [{"label": "work", "postcode": "N1 9GU"}]})
 
     @hidden(points=1, checks="source")
     def sets_other_fields(self, answer):
         """A new phone and new addresses reach the customer"""
-        db = self._database()
-        before = db.customers.find_one({"_id": 5})
-        changes = {"phone": "07000 222222", "addresses": [{"label": "home", "postcode": "E1 1AA"}]}
-        self._update(answer, db, 5, changes)
-        difference = field_difference({**before, **changes}, db.customers.find_one({"_id": 5}) or {})
-        if difference:
-            raise Incorrect(f"after {self._call(5, changes)} the customer {difference}")
+        self._expect_source(answer, 5, {"phone": "07000 222222",
+                                        "addresses": [{"label": "home", "postcode": "E1 1AA"}]})
 
     @visible(points=3, checks="copies")
     def refreshes_every_copy(self, answer):
-        """A new name, then a new phone, reach every copy in the customer's orders; the other copy stays"""
+        """A new name, then a new phone, reach every copy; the other copied field keeps its value, stale or not"""
         db = self._database()
         for customer_id, changes in ((3, {"name": "Zoe Brook"}), (1, {"phone": "07000 111111"})):
             self._expect_copies(answer, db, customer_id, changes)

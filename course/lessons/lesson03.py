@@ -50,7 +50,7 @@ class BoundaryValidation(Exercise):
         "name": "name must be a non-empty string",
         "category": "category must be one of CATEGORIES",
         "price_pence": "price_pence must be an int (not a bool, not a string of digits, not a float), 0 or more",
-        "sku": "sku must be a string that matches SKU_PATTERN as a whole",
+        "sku": "sku must be a string that matches SKU_PATTERN as a whole (a trailing newline too is refused)",
         "tags": "tags, when present, must be a list of at most MAX_TAGS strings",
         "views": "views, when present, must be an int (not a bool), 0 or more",
         "schema_version": "schema_version, when present, must already be CURRENT_VERSION",
@@ -63,7 +63,8 @@ class BoundaryValidation(Exercise):
         "Keep a table of fields: name -> a check that returns True for a good value. "
         "Then: every required field present, every field known, every value passing its check.",
         "isinstance(True, int) is True in Python: reject bools before you accept ints. "
-        "A string like \"2499\" is not an int either, however much it looks like one.",
+        "A string like \"2499\" is not an int either, however much it looks like one. And a pattern's $ also "
+        "matches before a final newline: re.fullmatch(SKU_PATTERN, sku) matches the whole string.",
         "Raise ValueError(f\"bad field: {name}\") so the message names the field, and return a new dict: "
         f"{{**doc, \"schema_version\": {CURRENT_VERSION}}}.",
     )

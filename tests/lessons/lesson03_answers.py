@@ -76,7 +76,7 @@ def validate_if_chain(doc):
             value = doc[counter]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ProductError(f"{counter} must be a whole number of 0 or more")
-    if not isinstance(doc["sku"], str) or not re.match(SKU_PATTERN, doc["sku"]):
+    if not isinstance(doc["sku"], str) or not re.match(r"[A-Z]{3}-[0-9]{4}\Z", doc["sku"]):  # \Z: no newline
         raise ProductError("sku must look like KIT-0042")
     if "tags" in doc:
         tags = doc["tags"]
@@ -127,7 +127,7 @@ def _check_field(name, value):
     if name in ("price_pence", "views"):
         return _is_count(value)
     if name == "sku":
-        return isinstance(value, str) and re.compile(SKU_PATTERN).match(value) is not None
+        return isinstance(value, str) and re.compile(SKU_PATTERN).fullmatch(value) is not None
     if name == "tags":
         return isinstance(value, list) and len(value) <= MAX_TAGS and all(isinstance(t, str) for t in value)
     if name == "schema_version":
@@ -161,6 +161,8 @@ tags_off_by_one = table_validator(_table(tags=lambda v: isinstance(v, list) and 
 tags_any_items = table_validator(_table(tags=lambda v: isinstance(v, list) and len(v) <= MAX_TAGS))
 sku_unanchored = table_validator(_table(sku=lambda v: isinstance(v, str)
                                         and re.search("[A-Z]{3}-[0-9]{4}", v) is not None))
+# wrong: re.match with the anchored pattern, whose "$" also matches before a final newline ("KIT-0042\n")
+sku_re_match = table_validator(_table(sku=lambda v: isinstance(v, str) and re.match(SKU_PATTERN, v) is not None))
 empty_name = table_validator(_table(name=lambda v: isinstance(v, str)))
 any_category = table_validator(_table(category=lambda v: isinstance(v, str)))
 overwrites_version = table_validator(_table(schema_version=lambda v: True))
@@ -585,3 +587,34 @@ def render_caches_pence(doc):  # wrong: keeps the converted price on the documen
 
 
 S_CONSTRAINT = {"validationLevel": "constraint", "validationAction": "error"}  # MongoDB 9.0's level
+
+
+# ---------------------------------------------------------------- third round (session 27)
+def census_numbers_as_number(collection, field):  # wrong: never asks for "double" (a view count is whole)
+    counts = census_not_array(collection, field)  # the same queries, less the one for "double"
+    counts.pop("double", None)
+    return counts
+
+
+def census_number_alias(collection, field):  # wrong: "number" stands for every numeric type, in one key
+    scalars = ("number", "string", "bool", "null", "object")
+    counts = {t: collection.count_documents({"$and": [{field: {"$type": t}}, {field: {"$not": {"$type": "array"}}}]})
+              for t in scalars}
+    counts["array"] = collection.count_documents({field: {"$type": "array"}})
+    counts.update(census_missing_only(collection, field))
+    return {name: n for name, n in counts.items() if n}
+
+
+def census_missing_only(collection, field):
+    missing = collection.count_documents({field: {"$exists": False}})
+    return {"missing": missing} if missing else {}
+
+
+# 03.1 wrong: strips the sku before matching, so "KIT-0091\n" passes (and is returned as it came)
+sku_stripped = table_validator(_table(sku=lambda v: isinstance(v, str) and re.fullmatch(SKU_PATTERN, v.strip())
+                                      is not None))
+# 03.1 right: re.search anchored with \Z (end of string, no newline allowed before it)
+sku_search_z = table_validator(_table(sku=lambda v: isinstance(v, str)
+                                      and re.search(r"^[A-Z]{3}-[0-9]{4}\Z", v) is not None))
+
+S_UNKNOWN_ACTION = {"validationLevel": "moderate", "validationAction": "reject"}  # no such action

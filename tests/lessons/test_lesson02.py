@@ -10,6 +10,7 @@ from pymongo import ASCENDING, IndexModel, InsertOne, ReplaceOne, ReturnDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError
 
 from course import ____
+from course.capabilities import Capability
 from course.datasets_orders import KIND_COLLECTIONS, MAX_LINES, RECENT_REVIEWS
 from course.results import Status
 from course.sizes import insert_one_checked, update_one_checked
@@ -614,6 +615,39 @@ def update_customer_rebuilds_copy(db, customer_id, changes):
                               {"$set": {"customer_copy": {"name": fresh["name"], "phone": fresh["phone"]}}})
 
 
+def _adds_addresses(operator):
+    """update_customer that reads "addresses" as addresses to add: ``operator`` ($push or $addToSet) puts them
+    onto the customer's list instead of setting it; the rest is right."""
+    def update_customer(db, customer_id, changes):
+        fields = {k: v for k, v in changes.items() if k != "addresses"}
+        update = {"$set": fields} if fields else {}
+        if "addresses" in changes:
+            update[operator] = {"addresses": {"$each": changes["addresses"]}}
+        if db.customers.update_one({"_id": customer_id}, update).matched_count == 0:
+            return False
+        copied = {"customer_copy." + k: v for k, v in changes.items() if k in COPIED}
+        if copied:
+            db.orders.update_many({"customer_id": customer_id}, {"$set": copied})
+        return True
+    return update_customer
+
+
+update_customer_pushes_addresses = _adds_addresses("$push")
+update_customer_adds_to_set = _adds_addresses("$addToSet")
+
+
+def update_customer_replace_merged(db, customer_id, changes):
+    # right: reads the customer, replaces it with the merged document, then one update_many per copied field
+    current = db.customers.find_one({"_id": customer_id})
+    if current is None:
+        return None
+    db.customers.replace_one({"_id": customer_id}, {**current, **changes})
+    for field in COPIED:
+        if field in changes:
+            db.orders.update_many({"customer_id": customer_id}, {"$set": {f"customer_copy.{field}": changes[field]}})
+    return current["_id"]
+
+
 def update_customer_copies_first(db, customer_id, changes):
     if db.customers.count_documents({"_id": customer_id}):
         copies = {"customer_copy." + k: v for k, v in changes.items() if k in COPIED}
@@ -892,6 +926,9 @@ WRONG = [
     # 02.3
     Wrong("02.3", "source", "replaces the customer with the changes", copies(update_customer_replace_customer),
           "the customer has no"),
+    Wrong("02.3", "source", "$push-es the new addresses onto the customer's list",
+          copies(update_customer_pushes_addresses), "has addresses"),
+    Wrong("02.3", "source", "$addToSet-s the new addresses", copies(update_customer_adds_to_set), "has addresses"),
     Wrong("02.3", "copies", "no update path", copies(update_customer_source_only), "copies name"),
     Wrong("02.3", "copies", "rebuilds customer_copy from the updated customer", copies(update_customer_rebuilds_copy),
           "though changes holds no phone"),
@@ -963,6 +1000,7 @@ RIGHT = [
     Right("02.3", "bulk_write, compound IndexModel", copies(update_customer_bulk, create_copy_index_model)),
     Right("02.3", "index keys as a dict", copies(update_customer_plain, create_copy_index_dict)),
     Right("02.3", "one update_many per changed copied field", copies(update_customer_field_by_field)),
+    Right("02.3", "read, merge, replace_one the customer", copies(update_customer_replace_merged)),
     Right("02.4", "aggregate with $unset and $merge", {"split_records": split_merge}),
     Right("02.4", "aggregate with $project and $merge", {"split_records": split_merge_project}),
     Right("02.4", "aggregate with $out", {"split_records": split_out}),
@@ -1025,3 +1063,74 @@ def test_copies_not_attempted(lab):
 
 def test_split_not_attempted(lab):
     assert_not_attempted(lab.q4, {"split_records": ____})
+
+
+def split_to_a_collection_named_none(db):
+    # a learner's slip: a document of no known kind goes to db[None] (KIND_COLLECTIONS.get of its kind)
+    for doc in db.records.find():
+        kind = doc.get("kind")
+        if "kind" not in doc:
+            db.unclassified.replace_one({"_id": doc["_id"]}, doc, upsert=True)
+            continue
+        if kind in KIND_COLLECTIONS:
+            doc.pop("kind")
+        db[KIND_COLLECTIONS.get(kind)].replace_one({"_id": doc["_id"]}, doc, upsert=True)
+
+
+def test_split_into_db_none_gets_pymongos_type_error(make_lab):
+    """db[None] is pymongo's TypeError on every backend (a quirk absorbed on mongoeco, whose engine took the
+    name and then failed to drop the database): one clear verdict from check() and when graded, and the
+    engine left usable for the next answer."""
+    lab = make_lab("02")
+    for include_hidden in (False, True):
+        result = lab.q4.evaluate({"split_records": split_to_a_collection_named_none}, include_hidden=include_hidden)
+        assert result.status is Status.ERROR, describe(result)
+        assert "raised TypeError: name must be an instance of str" in result.message, describe(result)
+        assert "'<' not supported" not in describe(result), describe(result)
+    result = lab.q4.evaluate(solution(lab, 4), include_hidden=True)
+    assert result.status is Status.CORRECT, describe(result)
+
+
+def _split_order(db):
+    """Lesson 02's split order: a head holding the total, and its lines in another collection."""
+    db.order_heads.insert_one({"_id": 3, "total_pence": 1000})
+    db.order_lines.insert_one({"order_id": 3, "qty": 1, "price_pence": 1000})
+
+
+def _page(db):
+    """The lesson's reader: the head's total and the sum of the lines, in two separate reads."""
+    total = db.order_heads.find_one({"_id": 3})["total_pence"]
+    return total, sum(l["qty"] * l["price_pence"] for l in db.order_lines.find({"order_id": 3}))
+
+
+def test_the_lessons_with_transaction_runs_on_every_backend_that_has_transactions(make_lab):
+    """Lesson 02's transaction cell, as it runs: with_transaction commits both writes at once, a reader outside
+    sees neither before the commit, and a callback that raises leaves neither (the retry loop is pymongo's, or
+    the engine's own, and the callback is written to run again safely)."""
+    lab = make_lab("02")
+    if not lab.backend.supports(Capability.TRANSACTIONS):
+        assert lab.backend.missing[Capability.TRANSACTIONS]  # the lesson prints "needs transactions ..."
+        return
+    db = lab.scratch()
+    _split_order(db)
+    seen, runs = [], []
+
+    def add_line(session):
+        runs.append(1)
+        db.order_lines.insert_one({"order_id": 3, "qty": 2, "price_pence": 450}, session=session)
+        seen.append(_page(db))
+        db.order_heads.update_one({"_id": 3}, {"$inc": {"total_pence": 900}}, session=session)
+        return "added"
+
+    with lab.client.start_session() as session:
+        assert session.with_transaction(add_line) == "added"
+    assert seen[-1] == (1000, 1000) and _page(db) == (1900, 1900) and len(runs) >= 1
+
+    def fails_between(session):
+        db.order_lines.insert_one({"order_id": 3, "qty": 1, "price_pence": 5}, session=session)
+        raise RuntimeError("the process died between the writes")
+
+    with lab.client.start_session() as session:
+        with pytest.raises(RuntimeError):
+            session.with_transaction(fails_between)
+    assert _page(db) == (1900, 1900) and db.order_lines.count_documents({}) == 2

@@ -38,6 +38,7 @@ RIGHT = [
     Right("03.1", "rules as (types, predicate) pairs, dict() copy then update", v(a.validate_rules)),
     Right("03.1", "a helper per field, problems collected, dict union", v(a.validate_helpers)),
     Right("03.1", "messages that name the field in capitals", v(a.validate_upper_messages)),
+    Right("03.1", r"re.search anchored with \Z", v(a.sku_search_z)),
     Right("03.2", "round() of the float, divmod, version by schema_version", r(a.render_round)),
     Right("03.2", "Decimal end to end, format with :.2f", r(a.render_decimal_format)),
     Right("03.2", "string arithmetic, version by field presence, zfill", r(a.render_parse)),
@@ -79,6 +80,9 @@ WRONG = [
     Wrong("03.1", "tags", "no bound on the number of tags", v(a.tags_unbounded), "9 tags"),
     Wrong("03.1", "tags", "does not check what the tags are", v(a.tags_any_items), "17"),
     Wrong("03.1", "sku", "re.search without anchors", v(a.sku_unanchored), "XKIT-00912"),
+    Wrong("03.1", "sku", "re.match of the anchored pattern lets a trailing newline through", v(a.sku_re_match),
+          "trailing newline"),
+    Wrong("03.1", "sku", "strips the sku before matching it", v(a.sku_stripped), "trailing newline"),
     Wrong("03.1", "name", "accepts an empty name", v(a.empty_name), 'name ""'),
     Wrong("03.1", "category", "accepts any string as a category", v(a.any_category), "kitchenware"),
     Wrong("03.1", "schema_version", "stamps over a schema_version of 2", v(a.overwrites_version), "schema_version 2"),
@@ -116,6 +120,9 @@ WRONG = [
     Wrong("03.3", "omit", '"missing": 0 when every document has the field', census(a.census_missing_always), "missing"),
     Wrong("03.3", "types", "isinstance(v, int) counts the longs as int", census(a.census_python_ints), "long"),
     Wrong("03.3", "reads_only", "marks every document as audited", census(a.census_marks), "update_many"),
+    Wrong("03.3", "types", "leaves double out of the types it asks for", census(a.census_numbers_as_number),
+          "as 'double'"),
+    Wrong("03.3", "types", '"number" for every numeric type', census(a.census_number_alias), "as 'int'"),
     Wrong("03.3", "form", "returns a list of pairs", census(a.census_pairs), "should be a dict"),
     # 03.4 product_validator
     Wrong("03.4", "form", "the schema without the $jsonSchema wrapper", schema(a.V_BARE), "wrap your schema"),
@@ -159,6 +166,8 @@ WRONG = [
     Wrong("03.5", "form", "short keys level and action", staging(a.S_SHORT_KEYS), "exactly the keys",
           also=("new_refused", "old_updatable")),
     Wrong("03.5", "form", "a tuple", staging(a.S_TUPLE), "should be a dict", also=("new_refused", "old_updatable")),
+    Wrong("03.5", "form", "an action MongoDB does not have", staging(a.S_UNKNOWN_ACTION), "errorAndLog",
+          also=("new_refused", "old_updatable")),
 ]
 
 
@@ -226,3 +235,42 @@ def test_not_attempted(make_lab, number):
             assert_unsupported(exercise, namespace, str(NEEDS[number]))
         else:
             assert_not_attempted(exercise, namespace)
+
+
+def _failing(result):
+    return [o for o in result.outcomes if o.status.value in ("incorrect", "error")]
+
+
+def test_census_explains_from_the_evidence(make_lab):
+    """03.3: the explanation follows from the counts (the same words in check() and when graded), and a wrong
+    count it does not explain gets none (no int/long story for a missing double)."""
+    lab = make_lab("03")
+    if not lab.backend.supports(Capability.TYPE_QUERIES):
+        pytest.skip("03.3 needs $type queries (the honest 'needs ...' verdict is asserted by test_wrong)")
+    for answer, requirement, words in ((a.census_bare, "arrays", "which $type also matches (an array's elements)"),
+                                       (a.census_python_ints, "types", "an int and a long are different BSON types")):
+        graded = lab.q3.evaluate(census(answer), include_hidden=True)
+        failing = [o for o in _failing(graded) if o.requirement == requirement]
+        assert {o.hidden for o in failing} == {False, True}, graded
+        assert all(words in o.message for o in failing), graded
+        shown = lab.q3.evaluate(census(answer), include_hidden=False)
+        assert words in shown.message and shown.message == graded.message, (shown, graded)
+    graded = lab.q3.evaluate(census(a.census_numbers_as_number), include_hidden=True)
+    assert all("int32" not in o.message and "array" not in o.message for o in _failing(graded)), graded
+
+
+def test_staging_refusal_in_the_labs_words(make_lab):
+    """03.5: a value MongoDB does not accept costs every point, in the words of the lab's table (the engine's
+    own message lists fewer levels and actions than MongoDB has), the same in check() and when graded."""
+    lab = make_lab("03")
+    if not lab.backend.supports(Capability.VALIDATORS):
+        pytest.skip("03.5 needs validators")
+    for value in (a.S_UNKNOWN_ACTION, a.S_CAPITAL):
+        for include_hidden in (False, True):
+            result = lab.q5.evaluate(staging(value), include_hidden=include_hidden)
+            assert result.score == 0 and {o.requirement for o in _failing(result)} == \
+                {"form", "new_refused", "old_updatable"}, result
+            for outcome in _failing(result):
+                assert "is not one MongoDB accepts" in outcome.message, result
+                assert "must be 'error' or 'warn'" not in outcome.message, result
+                assert "must be 'off', 'strict' or 'moderate'" not in outcome.message, result
