@@ -1,7 +1,7 @@
 """Seeded orders for lesson 05: a collection caught half-way through a schema change.
 
 Version 1 orders carry one phone number as a string, ``customer.phone``, and no
-``schemaVersion`` field.  Version 2 orders carry ``schemaVersion: 2`` and a
+``schema_version`` field.  Version 2 orders carry ``schema_version: 2`` and a
 list, ``customer.phones``.  Both shapes coexist, as they do in a collection
 too large to change at once.  A few orders have no phone at all, and two
 have a ``views`` counter that is a 64-bit long: one because ``$inc`` pushed it
@@ -25,7 +25,7 @@ OVERFLOW_ID = 6
 SMALL_LONG_ID = 9
 #: Orders with no phone at all (version 1: no ``customer.phone``; version 2: ``phones: []``).
 NO_PHONE_IDS = (4, 17, 33)
-VERSION_FIELD = "schemaVersion"
+VERSION_FIELD = "schema_version"
 
 
 def phone_of(customer_id: int) -> str:

@@ -92,7 +92,7 @@ def catalog_items(seed: int = 46) -> list[dict]:
 
 
 def versioned_orders(seed: int = 47) -> list[dict]:
-    """Orders in two live shapes: v1 (no schemaVersion, ``customer.phone``) and v2 (``customer.phones``).
+    """Orders in two live shapes: v1 (no schema_version, ``customer.phone``) and v2 (``customer.phones``).
 
     Phone ``0901234567`` appears in both shapes (orders 2 and 9), and order 5 is a v1 order without a phone.
     """
@@ -106,7 +106,7 @@ def versioned_orders(seed: int = 47) -> list[dict]:
                            "customer": customer})
         else:
             phones = [phone] + ([f"091{rng.randrange(10**7):07d}"] if i % 2 else [])
-            orders.append({"_id": i, "tenantId": "t1", "schemaVersion": 2,
+            orders.append({"_id": i, "tenantId": "t1", "schema_version": 2,
                            "total": rng.randrange(100_000, 900_000, 1_000),
                            "customer": {"name": f"Customer {i}", "phones": phones}})
     return orders

@@ -52,11 +52,20 @@ class Advice:
 
     def text(self) -> str:
         """The advice as plain lines (what the explorer displays)."""
+        if self.headroom >= 0:
+            headroom = (f"headroom to 16 MiB: {self.headroom:,} bytes "
+                        f"({100 * self.typical_bytes / SIZE_LIMIT:.1f}% of the limit used)")
+        else:
+            headroom = f"over the 16 MiB limit by {-self.headroom:,} bytes: a typical parent cannot be stored"
+        if self.outlier_share > 0:
+            outliers = (f"outliers: {self.outlier_share:.0%} of parents, each with {OUTLIER_FACTOR}x the items: "
+                        f"{self.outlier_bytes:,} bytes" + size_label(self.outlier_bytes))
+        else:
+            outliers = "outliers: none (0% of parents): every parent is typical"
         lines = [
             f"typical parent document: {self.typical_bytes:,} bytes ({self.typical_bytes / MIB:.2f} MiB)",
-            f"headroom to 16 MiB: {self.headroom:,} bytes ({100 * self.typical_bytes / SIZE_LIMIT:.1f}% used)",
-            f"outliers: {self.outlier_share:.0%} of parents, each with {OUTLIER_FACTOR}x the items: "
-            f"{self.outlier_bytes:,} bytes" + size_label(self.outlier_bytes),
+            headroom,
+            outliers,
             f"pattern: {self.pattern}",
             f"why: {self.reason}",
         ]

@@ -22,7 +22,7 @@ from course.capabilities import Capability
 from course.census import bson_type_of
 
 DEFAULT_FIELDS = ("customer.phone", "customer.phones", "views")
-VERSION_FIELD = "schemaVersion"
+VERSION_FIELD = "schema_version"
 _NUMERIC = ("int", "long")
 
 

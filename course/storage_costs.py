@@ -7,8 +7,9 @@ the configuration in :data:`MONGODB_TABLE_CONFIG`.  This module stores lesson
 ``wiredtiger`` bindings) and reads WiredTiger's own statistics cursors, as the
 seed lab read ``collStats``' ``wiredTiger.cache`` section:
 
-* bytes written from the cache at the checkpoint after a 4-byte change
-  (a ``cursor.modify``, which is what ``$inc`` of an int32 amounts to);
+* bytes written from the cache at the checkpoint after a 4-byte change (WiredTiger's
+  ``cache_bytes_write``: uncompressed page bytes, before block compression; the change is a
+  ``cursor.modify``, which is what ``$inc`` of an int32 amounts to);
 * bytes read into the cache, and bytes then in the cache, when one field of a
   cold document is wanted (WiredTiger has no fields: the value comes whole);
 * whether the next document was already in the cache (it shares the page).
@@ -63,7 +64,7 @@ class StorageFigures:
     label: str
     document_bytes: int  #: the BSON size of one document
     documents: int  #: documents stored in the table
-    checkpoint_bytes: int  #: written from the cache at the checkpoint after one 4-byte change
+    checkpoint_bytes: int  #: written from the cache (uncompressed) at the checkpoint after one 4-byte change
     cold_read_bytes: int  #: read into the cache to get one field of a cold document
     cold_cache_bytes: int  #: then held in the cache for it
     neighbour_cache_bytes: int  #: added to the cache by then reading the next document

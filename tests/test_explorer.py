@@ -46,3 +46,13 @@ def test_size_labels_say_how_far_past_the_limit():
     assert "67.6x the 16 MiB limit" in size_label(1_134_000_400)
     assert "over 1 MiB" in size_label(2_000_000) and "limit" not in size_label(2_000_000)
     assert size_label(10_000) == ""
+
+
+def test_no_outliers_means_no_outlier_size():
+    """At 0% outliers the advice names no outlier document (it once said "67.6x the 16 MiB limit")."""
+    text = advise(70_000, 150, 10, 0).text()
+    assert "outliers: none" in text and "limit: it cannot be stored" not in text
+    assert "% of the limit used" in text
+    some = advise(70_000, 150, 10, 0.02).text()
+    assert "2% of parents" in some and "67.6x the 16 MiB limit" in some
+    assert "over the 16 MiB limit by" in advise(200_000, 150, 10, 0).text()

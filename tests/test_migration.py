@@ -27,11 +27,11 @@ def seeded(lab, name="orders", n=120):
 
 def tolerant_reader(orders, order_id):
     doc = orders.find_one({"_id": order_id})
-    if doc is None or doc.get("schemaVersion") == 2:
+    if doc is None or doc.get("schema_version") == 2:
         return doc
     customer = dict(doc["customer"])
     phone = customer.pop("phone", None)
-    return {**doc, "schemaVersion": 2, "customer": {**customer, "phones": [] if phone is None else [phone]}}
+    return {**doc, "schema_version": 2, "customer": {**customer, "phones": [] if phone is None else [phone]}}
 
 
 def both_places_lookup(orders, phone):
@@ -43,7 +43,7 @@ def test_legacy_orders_are_deterministic_and_mixed():
     orders = legacy_orders()
     assert orders == legacy_orders()
     assert len(orders) == 240 and orders != legacy_orders(seed=6)
-    versions = {o.get("schemaVersion", 1) for o in orders}
+    versions = {o.get("schema_version", 1) for o in orders}
     assert versions == {1, 2}
     assert orders[OVERFLOW_ID - 1]["views"] == INT32_MAX
     assert all("phone" not in orders[i - 1]["customer"] for i in NO_PHONE_IDS)
@@ -86,7 +86,7 @@ def test_group_census_finds_both_longs_where_types_are_told_apart(lab):
 def test_migrate_ids_is_idempotent(lab):
     orders = seeded(lab)
     before = {d["_id"]: d for d in orders.find({})}
-    v1 = [i for i, d in before.items() if "schemaVersion" not in d]
+    v1 = [i for i, d in before.items() if "schema_version" not in d]
     assert migrate_ids(orders, lab.backend, v1) == len(v1)
     after = list(orders.find({}).sort("_id", 1))
     assert migrate_ids(orders, lab.backend, v1) == 0

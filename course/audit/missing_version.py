@@ -1,7 +1,7 @@
 """``missing_version``: documents without a schema version field, in a collection where others have one.
 
-The version field is ``schema_version`` or ``schemaVersion`` (the course's
-two spellings), whichever most documents use.  A document without it can only
+The version field is ``schema_version`` (the course's spelling) or
+``schemaVersion`` (the camelCase one some applications use), whichever most documents use.  A document without it can only
 be read by guessing its shape; lesson 04's convention reads "no field" as
 version 1, which holds only until someone writes a new document without it.
 A collection where no document has a version field is not reported.

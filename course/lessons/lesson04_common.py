@@ -87,6 +87,15 @@ def as_list(name: str, value: Any) -> list:
     return list(value)
 
 
+def pymongo_name(error: BaseException) -> str:
+    """The name of pymongo's class that ``error`` is (``WriteError``, ``OperationFailure``...), as a learner on
+    pymongo sees it: an embedded engine raises subclasses of its own (mongoeco's ``DocumentValidationFailure``)."""
+    for kind in type(error).__mro__:
+        if kind.__module__.split(".")[0] == "pymongo":
+            return kind.__name__
+    return type(error).__name__
+
+
 def error_text(error: BaseException) -> str:
     """What an error says, for a message: its name and its own text, without the ``full error: {...}`` reply
     document pymongo appends to an OperationFailure (``error`` may be a :class:`LearnerRaised`)."""
@@ -95,7 +104,7 @@ def error_text(error: BaseException) -> str:
     else:
         details = getattr(error, "details", None)
         said = details.get("errmsg") if isinstance(details, dict) else None
-        name, text = type(error).__name__, str(said) if said else str(error)
+        name, text = pymongo_name(error), str(said) if said else str(error)
     text = text.split(", full error: ")[0]
     return f"{name}: {text}" if text else name
 

@@ -1,7 +1,9 @@
 """Lesson 04, exercise 04.3: computed, totals at write time and a reconciliation job.
 
 The counters are checked under a race (another client records an order between the learner's read
-and write); reconciliation runs on set-up data with known drift, inserted in one ``insert_many``.
+and write); reconciliation runs on set-up data with known drift, inserted in one ``insert_many``, and,
+since the application keeps recording orders while it runs, under two races too: orders recorded just
+before its first write (after it read and counted), and orders recorded between its first two reads.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ from typing import Any
 from course.datasets_patterns import customers, new_orders
 from course.exercise import Incorrect, hidden, visible
 from course.lessons.lesson04_common import SharedRuns, data, is_int, ordered, seeded
-from course.recording import RecordingDatabase
+from course.recording import Op, RecordingDatabase, _Log
 
 def _total(order: dict) -> int:
     return sum(item["qty"] * item["unitPrice"] for item in order["items"])
+
+
+def _amount(v: Any) -> str:
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else repr(v)
 
 
 def _orders(n: Any) -> str:
@@ -63,6 +69,30 @@ def _drifted(case: int) -> dict[str, list[dict]]:
 
 
 DRIFTED = {1: [3, 6, 11], 2: [2, 9, 12]}
+#: customers that the application records an order for while reconcile runs: the drifted ones and one in step
+LIVE = {1: [3, 5, 6, 11], 2: [2, 4, 9, 12]}
+#: when those orders land: before reconcile's first write, or between its first two reads
+LIVE_MOMENTS = {"write": "after reconcile had read and counted, just before its first write",
+                "read": "between reconcile's first two reads (the stats and the orders, in whichever order)"}
+
+
+class _RaceBetweenReads(_Log):
+    """A race log that runs the race once, just before a read that follows another read with no write yet."""
+
+    def record(self, op: Op) -> None:
+        if op.kind == "read" and self.race is not None and not self.raced and self.ops \
+                and all(o.kind == "read" for o in self.ops):
+            self.raced = True
+            self.race()
+        self.ops.append(op)
+
+
+def _watched(db: Any, race, moment: str) -> RecordingDatabase:
+    """``db`` recorded, with ``race`` run at ``moment`` ("write": before the first write after a read; "read")."""
+    watched = RecordingDatabase(db, race=race)
+    if moment == "read":
+        watched._log = _RaceBetweenReads(race)
+    return watched
 
 
 class Computed(SharedRuns):
@@ -76,6 +106,8 @@ class Computed(SharedRuns):
                      "the same moment still counts (no read-then-write)",
         "fix": "reconcile sets every drifted customer's stats to what db.orders says (0 and 0 for a customer "
                "without orders)",
+        "live": "reconcile runs while the application records orders: an order recorded while it runs (between "
+                "its reads, or between its reads and its writes) still counts in the stats it leaves",
         "report": "reconcile returns the sorted list of the ids of the customers it fixed, [] when nothing "
                   "drifted",
     }
@@ -85,6 +117,9 @@ class Computed(SharedRuns):
         "reconcile: one aggregation groups db.orders by customerId ($sum: 1 and $sum: '$total').",
         "Compare each customer's stats with the recomputed values (a customer without orders should have 0 and 0), "
         "$set the right values where they differ, and return the sorted list of the ids you fixed.",
+        "While reconcile runs, orders keep arriving. Read a customer's stats before you count its orders, and write "
+        "the fix only if the stats are still the ones you read (put them in the update's filter); when nothing "
+        "matched, an order landed in between: read the stats again, count again, try again.",
     )
     solution_code = """
 def record_order(db, order):
@@ -99,19 +134,35 @@ def record_order(db, order):
 
 def reconcile(db):
     \"\"\"Recompute every customer's stats from the orders, fix the ones that drifted, return their ids.\"\"\"
-    truth = {
-        row["_id"]: {"orderCount": row["orderCount"], "totalSpent": row["totalSpent"]}
-        for row in db.orders.aggregate([
-            {"$group": {"_id": "$customerId", "orderCount": {"$sum": 1}, "totalSpent": {"$sum": "$total"}}}
-        ])
-    }
-    drifted = []
+    # Orders keep arriving meanwhile, so each fix is a compare-and-set: written only if the stats are still
+    # the ones read before the orders were counted; read and counted again if not.
+    def counted(customer_id):
+        rows = list(db.orders.aggregate([
+            {"$match": {"customerId": customer_id}},
+            {"$group": {"_id": None, "orderCount": {"$sum": 1}, "totalSpent": {"$sum": "$total"}}},
+        ]))
+        if not rows:
+            return {"orderCount": 0, "totalSpent": 0}
+        return {"orderCount": rows[0]["orderCount"], "totalSpent": rows[0]["totalSpent"]}
+
+    fixed = []
     for customer in db.customers.find({}, {"stats": 1}):
-        right = truth.get(customer["_id"], {"orderCount": 0, "totalSpent": 0})
-        if customer.get("stats") != right:
-            db.customers.update_one({"_id": customer["_id"]}, {"$set": {"stats": right}})
-            drifted.append(customer["_id"])
-    return sorted(drifted)
+        seen = customer.get("stats") or {}  # read first, then count: an order landing between shows up below
+        while True:
+            right = counted(customer["_id"])
+            if [seen.get("orderCount"), seen.get("totalSpent")] == [right["orderCount"], right["totalSpent"]]:
+                break
+            done = db.customers.update_one(
+                {"_id": customer["_id"], "stats.orderCount": seen.get("orderCount"),
+                 "stats.totalSpent": seen.get("totalSpent")},
+                {"$set": {"stats": right}},
+            )
+            if done.matched_count:
+                fixed.append(customer["_id"])
+                break
+            # the stats changed since they were read (an order was recorded): read them again, count again
+            seen = (db.customers.find_one({"_id": customer["_id"]}, {"stats": 1}) or {}).get("stats") or {}
+    return sorted(fixed)
 """
 
     def _recorded(self, answer, n: int, seed: int = 44):
@@ -231,6 +282,56 @@ def reconcile(db):
     def reconcile_fixes_other_drift(self, answer):
         """Other drifted customers (a count only, stats reset, a wrong total): all fixed"""
         self._check_fix(answer, 2)
+
+    def _final_stats(self, db) -> dict[int, tuple]:
+        return {c["_id"]: ((c.get("stats") or {}).get("orderCount"), (c.get("stats") or {}).get("totalSpent"))
+                for c in db.customers.find({}, {"stats": 1})}
+
+    def _check_live(self, answer, case: int, moment: str):
+        # Judged against the same answer's run without the race, so that a fix it gets wrong (the fix
+        # requirement's fault) is not blamed on the race: the orders recorded meanwhile must come on top.
+        quiet, _ = self._drift_db(case)
+        self.call("reconcile", answer.reconcile, quiet)
+        alone = self._final_stats(quiet)
+        db, _ = self._drift_db(case)
+        arrived = [{"_id": 9000 + customer_id, "customerId": customer_id, "status": "PLACED", "total": 7_000,
+                    "items": [{"sku": "SKU-001", "qty": 2, "unitPrice": 3_500}]} for customer_id in LIVE[case]]
+
+        def the_application_records_orders():
+            for order in arrived:
+                db.orders.insert_one(dict(order))
+                db.customers.update_one({"_id": order["customerId"]},
+                                        {"$inc": {"stats.orderCount": 1, "stats.totalSpent": order["total"]}})
+
+        watched = _watched(db, the_application_records_orders, moment)
+        self.call("reconcile", answer.reconcile, watched)
+        if not watched.raced:
+            return  # no second read (or no write): nothing could land in that window
+        for customer_id, got in sorted(self._final_stats(db).items()):
+            count, spent = alone.get(customer_id, (None, None))
+            extra = customer_id in LIVE[case]
+            want = (count + 1, spent + 7_000) if extra and isinstance(count, int) and isinstance(spent, int) \
+                else (count, spent)
+            if got != want:
+                raise Incorrect(f"the application recorded {len(arrived)} orders worth 7,000 each "
+                                f"{LIVE_MOMENTS[moment]}, {'one' if extra else 'none'} of them for customer "
+                                f"{customer_id}; afterwards "
+                                f"its stats say {_orders(got[0])} worth {_amount(got[1])}, but with no order arriving "
+                                f"reconcile left {_orders(count)} worth {_amount(spent)}, so the stats should say "
+                                f"{_orders(want[0])} worth {_amount(want[1])}: a fix worked out before an order landed "
+                                "must not be written over that order")
+
+    @visible(points=2, checks="live")
+    def reconcile_while_orders_arrive(self, answer):
+        """Orders recorded while reconcile runs (before its writes, or between its reads) still count"""
+        for moment in LIVE_MOMENTS:
+            self._check_live(answer, 1, moment)
+
+    @hidden(points=1, checks="live")
+    def reconcile_while_other_orders_arrive(self, answer):
+        """The same two moments on other drifted customers"""
+        for moment in LIVE_MOMENTS:
+            self._check_live(answer, 2, moment)
 
     def _check_report(self, answer, case: int):
         db, _ = self._drift_db(case)

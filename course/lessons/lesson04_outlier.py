@@ -1,7 +1,9 @@
 """Lesson 04, exercise 04.5: outlier, embed 50 followers and overflow the rest behind a flag.
 
 Both bounds (50 embedded, 100 per page) are promised under concurrency: the race assertions add a
-competing follower between the learner's read and its write.  Products near the threshold and
+competing follower between the learner's read and its write, where it takes the last place and where
+room is left (the learner's follower must still be embedded then).  Two products overflow in the pages
+check, so a page of another product is never taken for this one's.  Products near the threshold and
 half-full pages are set up directly, so each assertion needs only a few learner calls.
 """
 
@@ -148,16 +150,23 @@ def follower_count(db, product_id):
         stored = sorted(f for page in pages for f in page["followers"])
         if stored != sorted(want_followers):
             lost = sorted(set(want_followers) - set(stored))
+            strays = sorted(set(stored) - set(want_followers))
             raise Incorrect(f"the overflow pages of product {product_id} should hold {len(want_followers)} followers, "
-                            f"they hold {len(stored)}" + (f" (missing {lost[:3]})" if lost else ""))
+                            f"they hold {len(stored)}" + (f" (missing {lost[:3]})" if lost else "")
+                            + (f" (also {strays[:3]}, who followed another product)" if strays else "")
+                            + ": each product's followers go into pages of that product only")
 
     @visible(points=2, checks="pages")
     def pages_of_at_most_100(self, answer):
-        """A page with 99 followers gets two more: it fills to 100 and a new page opens"""
-        db = seeded(self.lab, products=data(_products_with, p1=(FOLLOWER_THRESHOLD, True)),
+        """A page of 99 gets two more: it fills to 100, a new page opens; product 2 overflows into its own pages"""
+        db = seeded(self.lab, products=data(_products_with, p1=(FOLLOWER_THRESHOLD, True),
+                                            p2=(FOLLOWER_THRESHOLD, False)),
                     product_followers_extra=data(_pages, 1, EXTRA_PAGE - 1))
+        self._follow(answer, db, 2, ["other-1"])
         self._follow(answer, db, 1, ["new-1", "new-2"])
+        self._follow(answer, db, 2, ["other-2"])
         self._check_pages(db, 1, data(_pages, 1, EXTRA_PAGE - 1)[0]["followers"] + ["new-1", "new-2"])
+        self._check_pages(db, 2, ["other-1", "other-2"])
 
     @hidden(points=1, checks="pages")
     def first_page(self, answer):
@@ -196,6 +205,24 @@ def follower_count(db, product_id):
         """Another follower takes the last embedded place between your read and your write: still 50"""
         self._check_race(answer, FOLLOWER_THRESHOLD - 1, (),
                          {f"followers.{FOLLOWER_THRESHOLD - 1}": {"$exists": False}}, "products")
+
+    @visible(points=1, checks="embed")
+    def embeds_under_a_race_with_room_left(self, answer):
+        """Another follower lands between your read and your write on a product with 30: yours is embedded too"""
+        db = seeded(self.lab, products=data(_products_with, p1=(30, False)))
+
+        def another_follower():
+            db.products.update_one({"_id": 1}, {"$push": {"followers": "racer"}})
+
+        watched = RecordingDatabase(db, race=another_follower)
+        self.call("add_follower", answer.add_follower, watched, 1, "late")
+        want = _followers(30) + (["racer"] if watched.raced else []) + ["late"]
+        got = self._embedded(db, 1)
+        if "late" not in got:
+            raise Incorrect(f"another follower was added between your read and your write while product 1 held "
+                            f"{len(want) - 1} of {FOLLOWER_THRESHOLD}; your follower was not embedded: while there "
+                            f"is room, a follower is embedded whatever else arrives meanwhile")
+        self._check_embedded(db, 1, want)
 
     @hidden(points=1, checks="concurrent")
     def page_bound_under_a_race(self, answer):

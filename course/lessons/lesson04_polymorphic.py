@@ -44,6 +44,11 @@ def _isbn_probes() -> list[dict]:
             _item(205, "book", {"isbn": "978-0-6"})]
 
 
+def _catalog_and_a_phone_with_isbn() -> list[dict]:
+    """The seeded catalog and a phone that has an ISBN too (a filter on the field, not on kind, holds it)."""
+    return catalog_items() + [_item(206, "phone", {"ramGb": 6, "storageGb": 64, "isbn": "978-0-8"})]
+
+
 class Polymorphic(Exercise):
     id = "04.6"
     title = "Polymorphic: one catalog, shared indexes, a partial index and a validator per kind"
@@ -129,8 +134,8 @@ catalog_validator = {"$jsonSchema": {
 
     @visible(points=2, requires=(Capability.PARTIAL_INDEXES,), checks="partial_index")
     def partial_index_for_books(self, answer):
-        """The specs.isbn index is partial: it holds the seeded books only"""
-        self._check_partial(answer, data(catalog_items))
+        """The specs.isbn index is partial: it holds the seeded books only, not a phone that has an ISBN"""
+        self._check_partial(answer, data(_catalog_and_a_phone_with_isbn))
 
     @hidden(points=1, requires=(Capability.PARTIAL_INDEXES,), checks="partial_index")
     def partial_index_edge_cases(self, answer):
@@ -196,13 +201,15 @@ catalog_validator = {"$jsonSchema": {
 
     @visible(points=1, requires=(Capability.VALIDATORS,), checks="phone")
     def phone_specs(self, answer):
-        """A phone without storageGb, with a string or fractional ramGb, or with a shirt's specs is refused"""
+        """A phone without storageGb, with a string or fractional ramGb or storageGb, or a shirt's specs: refused"""
         self._check_refuses(answer, [
             (_item(501, "phone", {"ramGb": 8}), "a phone without specs.storageGb"),
             (_item(504, "phone", {"sizes": ["M"]}), "a phone with a shirt's specs (sizes, no ramGb)"),
             (_item(502, "phone", {"ramGb": "8", "storageGb": 128}), "a phone whose specs.ramGb is a string"),
             (_item(503, "phone", {"ramGb": 8.5, "storageGb": 128}), "a phone whose specs.ramGb is 8.5, not an "
                                                                     "integer"),
+            (_item(505, "phone", {"ramGb": 8, "storageGb": 128.5}), "a phone whose specs.storageGb is 128.5, not "
+                                                                    "an integer"),
         ])
 
     @hidden(points=1, requires=(Capability.VALIDATORS,), checks="phone")

@@ -138,11 +138,12 @@ def change_phone(db, customer_id, phone):
         if profile.get("phone") != phone:
             raise Incorrect(f"change_phone(db, {customer_id}, {phone!r}) should change the customer's own phone too; "
                             f"it is {profile.get('phone')!r}")
-        stale = [o["_id"] for o in db.orders.find({"customer._id": customer_id}).sort("_id", 1)
-                 if (o.get("customer") or {}).get("phone") != phone]
+        mine = list(db.orders.find({"customer._id": customer_id}).sort("_id", 1))
+        stale = [o["_id"] for o in mine if (o.get("customer") or {}).get("phone") != phone]
         if stale:
-            raise Incorrect(f"orders {stale} of customer {customer_id} still show the old phone: update every copy "
-                            "(update_many on customer._id)")
+            raise Incorrect(f"after change_phone(db, {customer_id}, {phone!r}), orders {stale} of customer "
+                            f"{customer_id} (of its {len(mine)}) still show the old phone: every copy of the phone "
+                            "must change with the customer's own")
         for before in others:
             after = db.orders.find_one({"_id": before["_id"]})
             difference = first_difference(before, after)

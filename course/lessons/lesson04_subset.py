@@ -1,7 +1,8 @@
 """Lesson 04, exercise 04.1: subset, the 10 newest reviews in the product and all of them in reviews.
 
 The retry requirement is checked on data where a second call has something to do: at the cap (an
-unguarded push would evict a review), and after a half-done call (the review stored, its summary not).
+unguarded push would evict a review), for a review that left the 10 long ago (a guard on "not held yet"
+alone lets it back in), and after a half-done call (the review stored, its summary not).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class Subset(SharedRuns):
     }
     hints = (
         "Two writes: store the whole review in db.reviews, then push its summary into the product.",
-        "$push with $each: [summary], $position: 0 and $slice: 10 keeps the 10 newest, newest first.",
+        "$push with $each: [summary], $sort: {'at': -1} and $slice: 10 keeps the 10 newest, newest first, "
+        "even when a late retry brings back a review older than all of them.",
         "For a safe retry: upsert the review by its _id, and push only if the product does not hold it yet "
         "(filter on 'recentReviews.reviewId': {'$ne': review id}).",
     )
@@ -52,7 +54,7 @@ def add_review(db, review):
     summary = {"reviewId": review["_id"], "stars": review["stars"], "text": review["text"], "at": review["at"]}
     db.products.update_one(
         {"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
-        {"$push": {"recentReviews": {"$each": [summary], "$position": 0, "$slice": RECENT_REVIEWS}}},
+        {"$push": {"recentReviews": {"$each": [summary], "$sort": {"at": -1}, "$slice": RECENT_REVIEWS}}},
     )
 """
 
@@ -225,6 +227,11 @@ def add_review(db, review):
                             "failed call left half done")
         if db.reviews.count_documents({"_id": pending["_id"]}) != 1:
             raise Incorrect(f"after the retry db.reviews should hold review {pending['_id']} once")
+
+    @visible(points=1, checks="retry")
+    def retry_after_newer_reviews(self, answer):
+        """Sending the first review again after 11 newer ones (it left the 10 long ago) changes nothing"""
+        self._retry_changes_nothing(answer, 6, RECENT_REVIEWS + 2, 0)
 
     @hidden(points=1, checks="retry")
     def retry_of_an_older_review(self, answer):

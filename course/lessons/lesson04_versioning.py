@@ -13,13 +13,16 @@ from course.lessons.lesson04_common import COMPARE, as_list, data, first_differe
 SHARED_PHONE = "0901234567"
 
 
-def _shuffled_orders(extra: bool) -> list[dict]:
-    """The versioned orders (two more sharing the phone when ``extra``), inserted out of _id order."""
+def _shuffled_orders(extra: bool, backwards: bool = False) -> list[dict]:
+    """The versioned orders (two more sharing the phone when ``extra``, one of them second in a v2 list),
+    inserted out of _id order (shuffled, or ``backwards``: highest _id first)."""
     orders = versioned_orders()
     if extra:
         orders += [{"_id": 13, "tenantId": "t1", "total": 120_000, "customer": {"name": "C 13", "phone": SHARED_PHONE}},
-                   {"_id": 15, "tenantId": "t1", "schemaVersion": 2, "total": 99_000,
+                   {"_id": 15, "tenantId": "t1", "schema_version": 2, "total": 99_000,
                     "customer": {"name": "C 15", "phones": ["0905550000", SHARED_PHONE]}}]
+    if backwards:
+        return sorted(orders, key=lambda order: order["_id"], reverse=True)
     random.Random(len(orders)).shuffle(orders)
     return orders
 
@@ -35,14 +38,14 @@ class Versioning(Exercise):
     answers = ("phones_of", "find_by_phone")
     requirements = {
         "v1": "phones_of returns a v1 order's customer.phone as a one-item list, [] when it is missing (v1: "
-              "schemaVersion 1 or no schemaVersion)",
+              "schema_version 1 or no schema_version)",
         "v2": "phones_of returns a v2 order's customer.phones as a list",
-        "unknown": "phones_of raises ValueError for any other schemaVersion",
+        "unknown": "phones_of raises ValueError for any other schema_version",
         "query": "find_by_phone returns the whole orders that have the phone in either place",
         "order": "find_by_phone returns them sorted by _id",
     }
     hints = (
-        "A document without schemaVersion is version 1: customer.phone (a string, maybe missing). "
+        "A document without schema_version is version 1: customer.phone (a string, maybe missing). "
         "Version 2 has customer.phones (a list).",
         "phones_of returns a list in both cases, and raises ValueError for a version it does not know.",
         "find_by_phone: {'$or': [{'customer.phone': phone}, {'customer.phones': phone}]}, sorted by _id.",
@@ -50,13 +53,13 @@ class Versioning(Exercise):
     solution_code = """
 def phones_of(order):
     \"\"\"The order's phones as a list, whichever live version the order is in.\"\"\"
-    version = order.get("schemaVersion", 1)
+    version = order.get("schema_version", 1)
     if version == 1:
         phone = order["customer"].get("phone")
         return [phone] if phone else []
     if version == 2:
         return list(order["customer"].get("phones", []))
-    raise ValueError(f"order {order.get('_id')} has schemaVersion {version}, which this code cannot read")
+    raise ValueError(f"order {order.get('_id')} has schema_version {version}, which this code cannot read")
 
 
 def find_by_phone(orders, phone):
@@ -66,34 +69,34 @@ def find_by_phone(orders, phone):
 """
 
     def _check_phones(self, answer, order, want):
-        version = order.get("schemaVersion", "none")
+        version = order.get("schema_version", "none")
         got = self.call("phones_of", answer.phones_of, dict(order), expect_raise=True)
         if isinstance(got, LearnerRaised):
-            raise Incorrect(f"phones_of(order {order['_id']}, schemaVersion {version}) raised {got.type_name}: "
-                            f"{got.message[:80]}; a v1 order (schemaVersion 1 or none) may lack customer.phone, a v2 "
+            raise Incorrect(f"phones_of(order {order['_id']}, schema_version {version}) raised {got.type_name}: "
+                            f"{got.message[:80]}; a v1 order (schema_version 1 or none) may lack customer.phone, a v2 "
                             "order has customer.phones")
         if not isinstance(got, list):
-            raise Incorrect(f"phones_of(order {order['_id']}, schemaVersion {version}) should return a list; it "
+            raise Incorrect(f"phones_of(order {order['_id']}, schema_version {version}) should return a list; it "
                             f"returned a {type(got).__name__}: {got!r:.60}")
         if got != want:
-            raise Incorrect(f"phones_of(order {order['_id']}, schemaVersion {version}) returned {got}; the order's "
+            raise Incorrect(f"phones_of(order {order['_id']}, schema_version {version}) returned {got}; the order's "
                             f"customer is {order['customer']}")
 
     @visible(points=2, checks="v1")
     def reads_v1(self, answer):
-        """A v1 order with a phone, one without, and one whose schemaVersion 1 is written out"""
+        """A v1 order with a phone, one without, and one whose schema_version 1 is written out"""
         orders = data(versioned_orders)
         self._check_phones(answer, orders[0], [orders[0]["customer"]["phone"]])
         self._check_phones(answer, orders[4], [])
-        self._check_phones(answer, {"_id": 30, "schemaVersion": 1, "customer": {"name": "C", "phone": "0907000000"}},
+        self._check_phones(answer, {"_id": 30, "schema_version": 1, "customer": {"name": "C", "phone": "0907000000"}},
                            ["0907000000"])
 
     @hidden(points=1, checks="v1")
     def reads_v1_other_cases(self, answer):
-        """Other v1 orders, and a written-out schemaVersion 1 without a phone"""
+        """Other v1 orders, and a written-out schema_version 1 without a phone"""
         for order in data(versioned_orders)[1:6]:
             self._check_phones(answer, order, _phones(order))
-        self._check_phones(answer, {"_id": 31, "schemaVersion": 1, "customer": {"name": "C"}}, [])
+        self._check_phones(answer, {"_id": 31, "schema_version": 1, "customer": {"name": "C"}}, [])
 
     @visible(points=1, checks="v2")
     def reads_v2(self, answer):
@@ -105,31 +108,31 @@ def find_by_phone(orders, phone):
     @hidden(points=1, checks="v2")
     def reads_v2_without_phones(self, answer):
         """A v2 order with an empty phones list"""
-        self._check_phones(answer, {"_id": 32, "schemaVersion": 2, "customer": {"name": "C", "phones": []}}, [])
+        self._check_phones(answer, {"_id": 32, "schema_version": 2, "customer": {"name": "C", "phones": []}}, [])
 
     def _check_unknown(self, answer, version):
-        future = {"_id": 99, "schemaVersion": version, "customer": {"contacts": [{"phone": "0900000000"}]}}
+        future = {"_id": 99, "schema_version": version, "customer": {"contacts": [{"phone": "0900000000"}]}}
         raised = self.raised("phones_of", answer.phones_of, future)
         if raised is None:
-            raise Incorrect(f"phones_of should raise ValueError for schemaVersion {version!r}: a reader that "
+            raise Incorrect(f"phones_of should raise ValueError for schema_version {version!r}: a reader that "
                             "guesses hides the fact that it is out of date")
         if not raised.is_a("ValueError"):
-            raise Incorrect(f"for schemaVersion {version!r} phones_of raised {raised.type_name}: raise ValueError, "
+            raise Incorrect(f"for schema_version {version!r} phones_of raised {raised.type_name}: raise ValueError, "
                             "saying the version is unknown")
 
     @visible(points=2, checks="unknown")
     def unknown_version_fails_loudly(self, answer):
-        """schemaVersion 3 raises ValueError"""
+        """schema_version 3 raises ValueError"""
         self._check_unknown(answer, 3)
 
     @hidden(points=1, checks="unknown")
     def other_unknown_versions(self, answer):
-        """schemaVersion 0 and 4 raise ValueError too"""
+        """schema_version 0 and 4 raise ValueError too"""
         self._check_unknown(answer, 0)
         self._check_unknown(answer, 4)
 
-    def _found(self, answer, extra: bool, phone: str):
-        orders = data(_shuffled_orders, extra)
+    def _found(self, answer, extra: bool, phone: str, backwards: bool = False):
+        orders = data(_shuffled_orders, extra, backwards)
         db = seeded(self.lab, orders=orders)
         got = as_list("find_by_phone", self.call("find_by_phone", answer.find_by_phone, db.orders, phone))
         return orders, got
@@ -146,15 +149,15 @@ def find_by_phone(orders, phone):
         ids = sorted({item["_id"] for item in got})
         want = sorted(o["_id"] for o in orders if phone in _phones(o))
         if ids != want or len(got) != len(want):
-            lost = [f"the {'v2' if stored[i].get('schemaVersion') == 2 else 'v1'} order {i}"
+            lost = [f"the {'v2' if stored[i].get('schema_version') == 2 else 'v1'} order {i}"
                     for i in want if i not in ids]
             raise Incorrect(f"find_by_phone({phone!r}) found orders {[item['_id'] for item in got]}"
                             + (f": it misses {' and '.join(lost)}" if lost else f"; the orders with it are {want}"))
 
     @visible(points=2, checks="query")
     def query_finds_both_versions(self, answer):
-        """The shared phone is found in a v1 and in a v2 order, as whole orders"""
-        orders, got = self._found(answer, False, SHARED_PHONE)
+        """The shared phone is found in v1 and v2 orders (second in one v2 list), as whole orders"""
+        orders, got = self._found(answer, True, SHARED_PHONE)
         self._check_query(orders, got, SHARED_PHONE)
 
     @hidden(points=1, checks="query")
@@ -174,13 +177,13 @@ def find_by_phone(orders, phone):
 
     @visible(points=1, checks="order")
     def sorted_by_id(self, answer):
-        """The orders come sorted by _id (they were inserted in another order)"""
-        self._check_order(self._found(answer, False, SHARED_PHONE)[1])
+        """Four orders with the phone, in both versions, inserted out of _id order: they come sorted by _id"""
+        self._check_order(self._found(answer, True, SHARED_PHONE)[1])
 
     @hidden(points=1, checks="order")
-    def sorted_by_id_with_more_orders(self, answer):
-        """Four orders with the phone, in both versions: sorted by _id"""
-        self._check_order(self._found(answer, True, SHARED_PHONE)[1])
+    def sorted_by_id_inserted_backwards(self, answer):
+        """The same orders inserted highest _id first: still sorted by _id"""
+        self._check_order(self._found(answer, True, SHARED_PHONE, backwards=True)[1])
 
 
 # ---------------------------------------------------------------------------

@@ -41,12 +41,23 @@ def _phone_shared_by_both_versions(docs) -> tuple[str, list]:
     raise AssertionError("the seed has no customer with orders in both versions")
 
 
+#: the _id of a version 2 order added to the visible lookup check, holding the shared phone second in its list
+SECOND_PHONE_ID = 970
+
+
+def _with_a_second_phone(docs, phone: str) -> dict:
+    """A version 2 order (a copy of the seed's first) whose customer has another phone first, then ``phone``."""
+    model = next(d for d in docs if d.get(VERSION_FIELD) == 2)
+    customer = {**model["customer"], "phones": ["0900000970", phone]}
+    return {**copy.deepcopy(model), "_id": SECOND_PHONE_ID, "customer": customer}
+
+
 class ReadBothVersions(Exercise):
     id = "05.3"
     title = "Read both versions while the migration runs"
     answers = ("upgrade", "read_order", "find_by_phone")
     requirements = {
-        "upgrade": "upgrade(doc) returns the version 2 form: schemaVersion 2, customer.phones [phone] or [] "
+        "upgrade": "upgrade(doc) returns the version 2 form: schema_version 2, customer.phones [phone] or [] "
                    "without a phone, no customer.phone, every other field kept; a version 2 order as it is",
         "read_order": "read_order(orders, order_id) returns that order in the version 2 shape whatever version "
                       "is stored, or None when there is no such order",
@@ -56,19 +67,19 @@ class ReadBothVersions(Exercise):
     }
     hints = (
         "upgrade(doc) turns a version 1 document into the version 2 shape in memory: pop customer.phone, "
-        "set customer.phones to [phone] (or [] without one), set schemaVersion to 2. Do not write anything.",
+        "set customer.phones to [phone] (or [] without one), set schema_version to 2. Do not write anything.",
         'find_by_phone must look in both places: {"$or": [{"customer.phone": phone}, {"customer.phones": phone}]}, '
         "then upgrade each result.",
     )
     solution_code = """
 def upgrade(doc):
     \"\"\"Return an order in the version 2 shape (in memory: nothing is written).\"\"\"
-    if doc is None or doc.get("schemaVersion") == 2:
+    if doc is None or doc.get("schema_version") == 2:
         return doc
     customer = dict(doc["customer"])
     phone = customer.pop("phone", None)
     customer["phones"] = [] if phone is None else [phone]
-    return {**doc, "schemaVersion": 2, "customer": customer}
+    return {**doc, "schema_version": 2, "customer": customer}
 def read_order(orders, order_id):
     \"\"\"One order by _id, in the version 2 shape, whatever version is stored.\"\"\"
     return upgrade(orders.find_one({"_id": order_id}))
@@ -144,7 +155,8 @@ def find_by_phone(orders, phone):
         result = simulate(orders, self.lab.backend, reader=reader, lookup=lookup,
                           migration=careful_batches(self.lab.backend), seed=3, batch_size=20, ops_per_pause=6)
         if result.anomalies:
-            raise Incorrect(f"{len(result.anomalies)} reads went wrong while a batch job migrated the orders "
+            n = len(result.anomalies)
+            raise Incorrect(f"{n} {'read' if n == 1 else 'reads'} went wrong while a batch job migrated the orders "
                             f"underneath; the first: {result.anomalies[0]}")
 
     @hidden(points=2, checks="read_order")
@@ -165,17 +177,22 @@ def find_by_phone(orders, phone):
 
     @visible(points=2, checks="find_by_phone")
     def lookup_finds_both_versions(self, answer):
-        """find_by_phone finds the version 1 and the version 2 orders of a customer, in the version 2 shape"""
-        orders = seeded_orders(self.lab)
+        """find_by_phone finds a customer's version 1 and version 2 orders (in one the phone is second in
+        customer.phones), in the version 2 shape"""
         phone, want = _phone_shared_by_both_versions(orders_of())
+        orders = seeded_orders(self.lab, extra=[_with_a_second_phone(orders_of(), phone)])
+        want = sorted(want + [SECOND_PHONE_ID], key=str)
         found = self._lookup(answer, orders, phone)
         ids = sorted((d.get("_id") for d in found if isinstance(d, dict)), key=str)
         if ids != want:
             missed = [i for i in want if i not in ids]
             versions = sorted({orders.find_one({"_id": i}).get(VERSION_FIELD, 1) for i in missed}) if missed else []
+            later = [i for i in missed if phone in orders.find_one({"_id": i})["customer"].get("phones", [])[1:]]
+            where = (f"; order {later[0]} holds it second in customer.phones, and a phone anywhere in that list "
+                     "counts" if later else "")
             raise Incorrect(f"find_by_phone(orders, {phone!r}) should find orders {want}, found {ids}"
                             + (f": the missed ones are version {' and '.join(map(str, versions))} orders, and the "
-                               f"lookup must find either version ({_BOTH_PLACES})"
+                               f"lookup must find either version ({_BOTH_PLACES}){where}"
                                if missed else ""))
         for doc in found:
             self._judge(answer, orders.find_one({"_id": doc["_id"]}), doc, f"find_by_phone: order {doc['_id']}")

@@ -27,9 +27,9 @@ _V1_ORDER = {"_id": 7001, "tenantId": "t1", "customer": {"_id": 1, "name": "Cust
 _FORM = "such as [(level, action), (level, action), (level, action)], each a string"
 REFERENCE_VALIDATOR = {"$jsonSchema": {
     "bsonType": "object",
-    "required": ["schemaVersion", "customer"],
+    "required": ["schema_version", "customer"],
     "properties": {
-        "schemaVersion": {"enum": [2]},
+        "schema_version": {"enum": [2]},
         "customer": {"bsonType": "object", "required": ["phones"], "properties": {"phones": {"bsonType": "array"}}},
     },
 }}
@@ -43,7 +43,7 @@ class Staging(Exercise):
     requirements = {
         "accepts_v2": "v2_validator (a dict such as {\"$jsonSchema\": {...}}) accepts version 2 orders: an empty "
                       "phones list, a long views, a dual-written customer.phone beside the list",
-        "refuses_v1": "it refuses an order without schemaVersion 2",
+        "refuses_v1": "it refuses an order without schema_version 2",
         "requires_phones": "it refuses an order whose customer has no phones list",
         "form": "stages is three (validationLevel, validationAction) pairs of valid settings, in the order applied",
         "stage1": "the first stage refuses no write yet, so the old application keeps working, and still checks "
@@ -55,7 +55,7 @@ class Staging(Exercise):
                   "error)",
     }
     hints = (
-        'v2_validator is {"$jsonSchema": {...}}: require schemaVersion (enum [2]) and customer, and in customer '
+        'v2_validator is {"$jsonSchema": {...}}: require schema_version (enum [2]) and customer, and in customer '
         "require phones with bsonType array. Leave views alone: the audit found longs there.",
         'stages is a list of three (validationLevel, validationAction) pairs: first ("moderate", "warn"), '
         "then make new bad writes fail, and only after the batch has migrated the tail, check every document.",
@@ -63,9 +63,9 @@ class Staging(Exercise):
     solution_code = """
 v2_validator = {"$jsonSchema": {
     "bsonType": "object",
-    "required": ["schemaVersion", "customer"],
+    "required": ["schema_version", "customer"],
     "properties": {
-        "schemaVersion": {"enum": [2]},
+        "schema_version": {"enum": [2]},
         "customer": {"bsonType": "object", "required": ["phones"],
                      "properties": {"phones": {"bsonType": "array"}}},
     },
@@ -128,21 +128,21 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
             if self._accepted(lambda: orders.insert_one(copy.deepcopy(doc))):
                 raise Incorrect(f"v2_validator accepts {what}: {doc!r:.120}: {advice}")
 
-    _V1_ADVICE = "require schemaVersion, with the value 2"
+    _V1_ADVICE = "require schema_version, with the value 2"
 
     @visible(points=2, checks="refuses_v1")
     def refuses_v1_orders(self, answer):
-        """The validator refuses a version 1 order, and one with phones but no schemaVersion"""
+        """The validator refuses a version 1 order, and one with phones but no schema_version"""
         no_version = {"_id": 7101, "customer": {"name": "N", "phone": "0901", "phones": ["0901"]}, "views": 0}
-        self._refuses(answer, [("a version 1 order (no schemaVersion)", _V1_ORDER),
-                               ("an order with phones but no schemaVersion", no_version)], self._V1_ADVICE)
+        self._refuses(answer, [("a version 1 order (no schema_version)", _V1_ORDER),
+                               ("an order with phones but no schema_version", no_version)], self._V1_ADVICE)
 
     @hidden(points=1, checks="refuses_v1")
     def refuses_other_v1_orders(self, answer):
-        """Other version 1 orders: one without a phone, one saying schemaVersion 1"""
+        """Other version 1 orders: one without a phone, one saying schema_version 1"""
         docs = {d["_id"]: d for d in orders_of(45, 8)}
         self._refuses(answer, [("a version 1 order without a phone", docs[NO_PHONE_IDS[1]]),
-                               ("an order with schemaVersion: 1",
+                               ("an order with schema_version: 1",
                                 {"_id": 7102, VERSION_FIELD: 1, "customer": {"name": "O", "phones": ["0903"]}})],
                       self._V1_ADVICE)
 
@@ -151,7 +151,7 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
     @visible(points=1, checks="requires_phones")
     def refuses_v2_without_phones(self, answer):
         """The validator refuses a version 2 order without a phones list"""
-        self._refuses(answer, [("schemaVersion 2 without customer.phones",
+        self._refuses(answer, [("schema_version 2 without customer.phones",
                                 {"_id": 7201, VERSION_FIELD: 2, "customer": {"name": "P", "phone": "0904"}})],
                       self._PHONES_ADVICE)
 

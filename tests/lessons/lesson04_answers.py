@@ -18,13 +18,12 @@ def _summary(review):
     return {"reviewId": review["_id"], "stars": review["stars"], "text": review["text"], "at": review["at"]}
 
 
-def _push_front(db, review, summary=None, slice_=RECENT_REVIEWS, guard=True, position=True):
+def _push_front(db, review, summary=None, slice_=RECENT_REVIEWS, guard=True, newest_first=True):
+    """Push the summary sorted by date (so a late retry of an old review sorts out of the kept part)."""
     query = {"_id": review["productId"]}
     if guard:
         query["recentReviews.reviewId"] = {"$ne": review["_id"]}
-    each = {"$each": [summary or _summary(review)], "$slice": slice_}
-    if position:
-        each["$position"] = 0
+    each = {"$each": [summary or _summary(review)], "$sort": {"at": -1 if newest_first else 1}, "$slice": slice_}
     db.products.update_one(query, {"$push": {"recentReviews": each}})
 
 
@@ -32,7 +31,7 @@ def review_find_one_and_update(db, review):
     db.reviews.find_one_and_update({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
     db.products.bulk_write([UpdateOne(
         {"_id": review["productId"], "recentReviews": {"$not": {"$elemMatch": {"reviewId": review["_id"]}}}},
-        {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0, "$slice": RECENT_REVIEWS}}})])
+        {"$push": {"recentReviews": {"$each": [_summary(review)], "$sort": {"at": -1}, "$slice": RECENT_REVIEWS}}})])
 
 
 def review_replace_and_sort(db, review):
@@ -63,7 +62,7 @@ def review_summary_stored(db, review):
 def review_uncapped(db, review):
     db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
     db.products.update_one({"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
-                           {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0}}})
+                           {"$push": {"recentReviews": {"$each": [_summary(review)], "$sort": {"at": -1}}}})
 
 
 def review_keeps_eleven(db, review):
@@ -73,7 +72,7 @@ def review_keeps_eleven(db, review):
 
 def review_appended(db, review):
     db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
-    _push_front(db, review, slice_=-RECENT_REVIEWS, position=False)
+    _push_front(db, review, slice_=-RECENT_REVIEWS, newest_first=False)
 
 
 def review_whole_copy(db, review):
@@ -85,7 +84,7 @@ def review_id_key(db, review):
     db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
     summary = {"_id": review["_id"], "stars": review["stars"], "text": review["text"], "at": review["at"]}
     db.products.update_one({"_id": review["productId"], "recentReviews._id": {"$ne": review["_id"]}},
-                           {"$push": {"recentReviews": {"$each": [summary], "$position": 0, "$slice": 10}}})
+                           {"$push": {"recentReviews": {"$each": [summary], "$sort": {"at": -1}, "$slice": 10}}})
 
 
 def review_unguarded(db, review):
@@ -96,6 +95,24 @@ def review_unguarded(db, review):
 def review_plain_insert(db, review):
     db.reviews.insert_one(dict(review))
     _push_front(db, review)
+
+
+def review_front_guarded(db, review):
+    """Review47 04.1 W1: $position 0 guarded by $ne; a retry of a review that left the 10 puts it back in front."""
+    db.reviews.replace_one({"_id": review["_id"]}, dict(review), upsert=True)
+    db.products.update_one(
+        {"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}},
+        {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0, "$slice": RECENT_REVIEWS}}})
+
+
+def review_front_guarded_by_date(db, review):
+    """$position 0, pushed only while the review is newer than the oldest kept (or there is room)."""
+    db.reviews.update_one({"_id": review["_id"]}, {"$setOnInsert": review}, upsert=True)
+    room = {f"recentReviews.{RECENT_REVIEWS - 1}": {"$exists": False}}
+    newer = {f"recentReviews.{RECENT_REVIEWS - 1}.at": {"$lt": review["at"]}}
+    db.products.update_one(
+        {"_id": review["productId"], "recentReviews.reviewId": {"$ne": review["_id"]}, "$or": [room, newer]},
+        {"$push": {"recentReviews": {"$each": [_summary(review)], "$position": 0, "$slice": RECENT_REVIEWS}}})
 
 
 def review_skips_known(db, review):
@@ -235,46 +252,70 @@ def record_find_one_and_update(db, order):
                                      {"$inc": {"stats.totalSpent": stored["total"], "stats.orderCount": 1}})
 
 
-def reconcile_bulk(db):
+ZERO = {"orderCount": 0, "totalSpent": 0}
+
+
+def _count_one(db, customer_id):
+    rows = list(db.orders.aggregate([{"$match": {"customerId": customer_id}},
+                                     {"$group": {"_id": None, "n": {"$sum": 1}, "s": {"$sum": "$total"}}}]))
+    return {"orderCount": rows[0]["n"], "totalSpent": rows[0]["s"]} if rows else dict(ZERO)
+
+
+def reconcile_find_one_and_update(db):
+    """Every customer's stats read first, one $group, then find_one_and_update guarded by the whole stats."""
+    seen = {c["_id"]: c.get("stats") for c in db.customers.find({}, {"stats": 1}).sort("_id", 1)}
     truth = _truth(db)
-    fixes, drifted = [], []
-    for customer in db.customers.find({}, {"stats": 1}).sort("_id", 1):
-        right = truth.get(customer["_id"], {"orderCount": 0, "totalSpent": 0})
-        if customer.get("stats") != right:
-            fixes.append(UpdateOne({"_id": customer["_id"]}, {"$set": {"stats": right}}))
-            drifted.append(customer["_id"])
-    if fixes:
-        db.customers.bulk_write(fixes)
+    drifted = []
+    for customer_id, stats in seen.items():
+        right = truth.get(customer_id, dict(ZERO))
+        while stats != right:
+            if db.customers.find_one_and_update({"_id": customer_id, "stats": stats}, {"$set": {"stats": right}}):
+                drifted.append(customer_id)
+                break
+            stats = db.customers.find_one({"_id": customer_id})["stats"]
+            right = _count_one(db, customer_id)
     return drifted
 
 
 def reconcile_python(db):
+    """Counts in Python; fixes with $inc of the difference, guarded by the values read; retries."""
+    stats_of = {c["_id"]: c.get("stats", {}) for c in db.customers.find()}
     counts, spent = {}, {}
     for order in db.orders.find({}, {"customerId": 1, "total": 1}):
         counts[order["customerId"]] = counts.get(order["customerId"], 0) + 1
         spent[order["customerId"]] = spent.get(order["customerId"], 0) + order["total"]
     drifted = set()
-    for customer in db.customers.find():
-        stats = customer.get("stats", {})
-        n, s = counts.get(customer["_id"], 0), spent.get(customer["_id"], 0)
-        if stats.get("orderCount") != n or stats.get("totalSpent") != s:
-            db.customers.update_one({"_id": customer["_id"]},
-                                    {"$set": {"stats.orderCount": n, "stats.totalSpent": s}})
-            drifted.add(customer["_id"])
+    for customer_id, stats in stats_of.items():
+        n, s = counts.get(customer_id, 0), spent.get(customer_id, 0)
+        while (stats.get("orderCount"), stats.get("totalSpent")) != (n, s):
+            old_n, old_s = stats.get("orderCount", 0), stats.get("totalSpent", 0)
+            result = db.customers.update_one(
+                {"_id": customer_id, "stats.orderCount": stats.get("orderCount"),
+                 "stats.totalSpent": stats.get("totalSpent")},
+                {"$inc": {"stats.orderCount": n - old_n, "stats.totalSpent": s - old_s}})
+            if result.modified_count == 1:
+                drifted.add(customer_id)
+                break
+            stats = db.customers.find_one({"_id": customer_id}).get("stats", {})
+            again = _count_one(db, customer_id)
+            n, s = again["orderCount"], again["totalSpent"]
     return sorted(drifted)
 
 
 def reconcile_per_customer(db):
+    """One customer at a time: its stats, then its orders, then a guarded update_one, in a retry loop."""
     drifted = []
-    for customer in db.customers.find().sort("_id", 1):
-        rows = list(db.orders.aggregate([{"$match": {"customerId": customer["_id"]}},
-                                         {"$group": {"_id": None, "n": {"$sum": 1}, "s": {"$sum": "$total"}}}]))
-        right = {"orderCount": rows[0]["n"], "totalSpent": rows[0]["s"]} if rows else \
-            {"orderCount": 0, "totalSpent": 0}
-        if customer["stats"] != right:
-            db.customers.update_one({"_id": customer["_id"]}, {"$set": {"stats": right}})
-            drifted.append(customer["_id"])
-    return drifted
+    for customer_id in db.customers.distinct("_id"):
+        while True:
+            stats = db.customers.find_one({"_id": customer_id}, {"stats": 1}).get("stats")
+            right = _count_one(db, customer_id)
+            if stats == right:
+                break
+            if db.customers.update_one({"_id": customer_id, "stats": stats},
+                                       {"$set": {"stats": right}}).matched_count:
+                drifted.append(customer_id)
+                break
+    return sorted(drifted)
 
 
 def record_no_total(db, order):
@@ -316,24 +357,24 @@ def reconcile_reports_only(db):
                   if c["stats"] != truth.get(c["_id"], {"orderCount": 0, "totalSpent": 0}))
 
 
+def _guarded_fix(db, customer_id, fields):
+    """Set ``fields`` of the customer's stats to its orders' count, guarded by the stats read first; retried."""
+    while True:
+        stats = db.customers.find_one({"_id": customer_id}).get("stats")
+        right = _count_one(db, customer_id)
+        if stats == right:
+            return False
+        if db.customers.update_one({"_id": customer_id, "stats": stats},
+                                   {"$set": {f"stats.{f}": right[f] for f in fields}}).matched_count:
+            return True
+
+
 def reconcile_counts_only(db):
-    truth = _truth(db)
-    drifted = []
-    for customer in db.customers.find():
-        right = truth.get(customer["_id"], {"orderCount": 0, "totalSpent": 0})
-        if customer["stats"] != right:
-            db.customers.update_one({"_id": customer["_id"]}, {"$set": {"stats.orderCount": right["orderCount"]}})
-            drifted.append(customer["_id"])
-    return sorted(drifted)
+    return sorted(c for c in db.customers.distinct("_id") if _guarded_fix(db, c, ["orderCount"]))
 
 
 def reconcile_skips_customers_without_orders(db):
-    drifted = []
-    for customer_id, right in sorted(_truth(db).items()):
-        if db.customers.find_one({"_id": customer_id})["stats"] != right:
-            db.customers.update_one({"_id": customer_id}, {"$set": {"stats": right}})
-            drifted.append(customer_id)
-    return drifted
+    return sorted(c for c in db.orders.distinct("customerId") if _guarded_fix(db, c, ["orderCount", "totalSpent"]))
 
 
 def reconcile_returns_set(db):
@@ -346,6 +387,55 @@ def reconcile_newest_first(db):
 
 def reconcile_none_when_clean(db):
     return reconcile_python(db) or None
+
+
+def reconcile_counted_then_set(db):
+    """The lesson's first reconcile: one $group, then the stats, then a plain $set of what was counted."""
+    truth = _truth(db)
+    drifted = []
+    for customer in db.customers.find({}, {"stats": 1}):
+        right = truth.get(customer["_id"], dict(ZERO))
+        if customer.get("stats") != right:
+            db.customers.update_one({"_id": customer["_id"]}, {"$set": {"stats": right}})
+            drifted.append(customer["_id"])
+    return sorted(drifted)
+
+
+def _fix_what_was_read(db, guarded):
+    seen = {c["_id"]: c.get("stats") for c in db.customers.find({}, {"stats": 1})}
+    truth = _truth(db)
+    drifted = []
+    for customer_id, stats in seen.items():
+        right = truth.get(customer_id, dict(ZERO))
+        if stats != right:
+            db.customers.update_one({"_id": customer_id, **({"stats": stats} if guarded else {})},
+                                    {"$set": {"stats": right}})
+            drifted.append(customer_id)
+    return sorted(drifted)
+
+
+def reconcile_read_then_counted_then_set(db):
+    """Reads the stats before counting (right), but writes a plain $set (no guard)."""
+    return _fix_what_was_read(db, guarded=False)
+
+
+def reconcile_inc_difference(db):
+    """Counts first, then $inc of the difference from the stats read afterwards, unguarded."""
+    truth = _truth(db)
+    drifted = []
+    for customer in db.customers.find({}, {"stats": 1}):
+        right, stats = truth.get(customer["_id"], dict(ZERO)), customer.get("stats") or {}
+        if stats != right:
+            db.customers.update_one({"_id": customer["_id"]}, {"$inc": {
+                "stats.orderCount": right["orderCount"] - stats.get("orderCount", 0),
+                "stats.totalSpent": right["totalSpent"] - stats.get("totalSpent", 0)}})
+            drifted.append(customer["_id"])
+    return sorted(drifted)
+
+
+def reconcile_guarded_no_retry(db):
+    """Reads, counts, writes guarded by the stats read: but gives up when the guard matches nothing."""
+    return _fix_what_was_read(db, guarded=True)
 
 
 # 04.4 bucket ----------------------------------------------------------------------------------------
@@ -548,6 +638,38 @@ def follow_read_then_push(db, product_id, user_id):
         _overflow(db, product_id, user_id)
 
 
+def follow_any_products_page(db, product_id, user_id):
+    """Review47 04.5 W5: the page upsert's filter lacks productId, so another product's page is reused."""
+    if db.products.update_one({"_id": product_id, "followers.49": {"$exists": False}},
+                              {"$push": {"followers": user_id}}).matched_count:
+        return
+    db.products.update_one({"_id": product_id}, {"$set": {"hasExtras": True}})
+    db.product_followers_extra.update_one({"count": {"$lt": EXTRA_PAGE}},
+                                          {"$push": {"followers": user_id}, "$inc": {"count": 1},
+                                           "$setOnInsert": {"productId": product_id}}, upsert=True)
+
+
+def follow_compare_and_set_once(db, product_id, user_id):
+    """Review47 04.5 W6: a compare-and-set on the whole list that overflows when another follower lands first."""
+    old = db.products.find_one({"_id": product_id}, {"followers": 1}).get("followers", [])
+    if len(old) < FOLLOWER_THRESHOLD and db.products.update_one(
+            {"_id": product_id, "followers": old}, {"$push": {"followers": user_id}}).matched_count:
+        return
+    _overflow(db, product_id, user_id)
+
+
+def follow_compare_and_set_retried(db, product_id, user_id):
+    """A compare-and-set on the whole list, read again and retried while there is room."""
+    while True:
+        old = db.products.find_one({"_id": product_id}, {"followers": 1}).get("followers", [])
+        if len(old) >= FOLLOWER_THRESHOLD:
+            _overflow(db, product_id, user_id)
+            return
+        if db.products.update_one({"_id": product_id, "followers": old},
+                                  {"$push": {"followers": user_id}}).matched_count:
+            return
+
+
 def count_embedded_only(db, product_id):
     return len(db.products.find_one({"_id": product_id}).get("followers", []))
 
@@ -621,9 +743,9 @@ REQUIRED_PER_BRANCH = {"$jsonSchema": {
 
 
 def schema_with(required=("tenantId", "kind", "name", "price", "specs"), phone=("ramGb", "storageGb"),
-               phone_type="int", sizes_type="array", isbn_required=True, fallback=False):
+               phone_type="int", sizes_type="array", isbn_required=True, fallback=False, typed=("ramGb", "storageGb")):
     branches = [
-        _branch("phone", list(phone), {"ramGb": {"bsonType": phone_type}, "storageGb": {"bsonType": phone_type}}),
+        _branch("phone", list(phone), {field: {"bsonType": phone_type} for field in typed}),
         _branch("shirt", ["sizes"], {"sizes": {"bsonType": sizes_type}}),
         _branch("book", ["isbn"] if isbn_required else [], {"isbn": {"bsonType": "string"}}),
     ]
@@ -651,6 +773,12 @@ def catalog_full_isbn(items):
     items.create_index("specs.isbn")
 
 
+def catalog_isbn_exists_partial(items):
+    """Review47 04.6 W4: the partial filter keeps items that have an ISBN, not the books."""
+    items.create_index([("tenantId", 1), ("name", 1)])
+    items.create_index([("specs.isbn", 1)], partialFilterExpression={"specs.isbn": {"$exists": True}})
+
+
 def catalog_phone_partial(items):
     items.create_index([("tenantId", 1), ("name", 1)])
     items.create_indexes([IndexModel([("specs.isbn", 1)], partialFilterExpression={"kind": "phone"})])
@@ -667,27 +795,27 @@ def catalog_reversed_search(items):
 
 # 04.7 schema versioning ------------------------------------------------------------------------------
 def phones_match(order):
-    match order.get("schemaVersion", 1):
+    match order.get("schema_version", 1):
         case 1:
             return [order["customer"]["phone"]] if "phone" in order["customer"] else []
         case 2:
             return list(order["customer"]["phones"])
         case version:
-            raise ValueError(f"unknown schemaVersion {version}")
+            raise ValueError(f"unknown schema_version {version}")
 
 
 READERS = {1: lambda c: [c["phone"]] if c.get("phone") else [], 2: lambda c: list(c.get("phones", []))}
 
 
 def phones_table(order):
-    reader = READERS.get(order.get("schemaVersion", 1))
+    reader = READERS.get(order.get("schema_version", 1))
     if reader is None:
         raise ValueError("this reader is out of date")
     return reader(order["customer"])
 
 
 def phones_explicit(order):
-    version = order.get("schemaVersion")
+    version = order.get("schema_version")
     if version in (None, 1):
         return [p for p in [order["customer"].get("phone")] if p]
     if version == 2:
@@ -711,15 +839,15 @@ def by_phone_two_queries(orders, phone):
 
 
 def phones_v1_crash(order):
-    if order.get("schemaVersion", 1) == 1:
+    if order.get("schema_version", 1) == 1:
         return [order["customer"]["phone"]]
-    if order["schemaVersion"] == 2:
+    if order["schema_version"] == 2:
         return order["customer"]["phones"]
     raise ValueError("unknown version")
 
 
 def phones_v1_string(order):
-    version = order.get("schemaVersion", 1)
+    version = order.get("schema_version", 1)
     if version == 1:
         return order["customer"].get("phone", [])
     if version == 2:
@@ -728,7 +856,7 @@ def phones_v1_string(order):
 
 
 def phones_v2_first(order):
-    version = order.get("schemaVersion", 1)
+    version = order.get("schema_version", 1)
     if version == 1:
         return [order["customer"]["phone"]] if "phone" in order["customer"] else []
     if version == 2:
@@ -744,15 +872,15 @@ def phones_guesses(order):
 
 
 def phones_key_error(order):
-    version = order.get("schemaVersion", 1)
+    version = order.get("schema_version", 1)
     readers = {1: lambda c: [c["phone"]] if "phone" in c else [], 2: lambda c: c["phones"]}
     return readers[version](order["customer"])
 
 
 def phones_missing_means_v1_only(order):
-    if "schemaVersion" not in order:
+    if "schema_version" not in order:
         return [order["customer"]["phone"]] if "phone" in order["customer"] else []
-    if order["schemaVersion"] == 2:
+    if order["schema_version"] == 2:
         return order["customer"]["phones"]
     raise ValueError("unknown version")
 
@@ -812,3 +940,38 @@ def stock_get_collection(db, tenant_id, product_id, day, event):
     db.get_collection("stock_events").update_one({"tenantId": tenant_id, "productId": product_id, "day": day,
                                                   "count": {"$lt": 50}},
                                                  {"$push": {"events": event}, "$inc": inc}, upsert=True)
+
+
+def reconcile_lookup(db):
+    """Written from the statement: one $lookup read of stats and orders together, then a compare-and-set per
+    customer, recounting with count_documents and a $group when the stats moved meanwhile."""
+    fixed = []
+    rows = db.customers.aggregate([
+        {"$lookup": {"from": "orders", "localField": "_id", "foreignField": "customerId", "as": "placed"}},
+        {"$project": {"stats": 1, "n": {"$size": "$placed"}, "s": {"$sum": "$placed.total"}}},
+    ])
+    for row in list(rows):
+        stats, n, s = row.get("stats") or {}, row["n"], row["s"]
+        while (stats.get("orderCount"), stats.get("totalSpent")) != (n, s):
+            done = db.customers.update_one(
+                {"_id": row["_id"], "stats.orderCount": stats.get("orderCount"),
+                 "stats.totalSpent": stats.get("totalSpent")},
+                {"$set": {"stats.orderCount": n, "stats.totalSpent": s}})
+            if done.matched_count:
+                fixed.append(row["_id"])
+                break
+            stats = db.customers.find_one({"_id": row["_id"]}).get("stats") or {}
+            n = db.orders.count_documents({"customerId": row["_id"]})
+            s = next(iter(db.orders.aggregate([{"$match": {"customerId": row["_id"]}},
+                                                {"$group": {"_id": 0, "s": {"$sum": "$total"}}}])), {"s": 0})["s"]
+    return sorted(fixed)
+
+
+def by_phone_unsorted(orders, phone):
+    """Review47 04.7 W3: the right query, never sorted."""
+    return list(orders.find({"$or": [{"customer.phones": phone}, {"customer.phone": phone}]}))
+
+
+def by_phone_first_v2_phone(orders, phone):
+    """Review47 04.7 W6: v2 matched on the first phone of the list only."""
+    return list(orders.find({"$or": [{"customer.phone": phone}, {"customer.phones.0": phone}]}).sort("_id", 1))

@@ -13,7 +13,7 @@ from collections import Counter
 from bson.int64 import Int64
 from pymongo import UpdateOne
 
-OLD = {"schemaVersion": {"$exists": False}}
+OLD = {"schema_version": {"$exists": False}}
 INT32_MAX = 2**31 - 1
 _PY_TO_BSON = {str: "string", list: "array", dict: "object", float: "double", bool: "bool",
                type(None): "null", Int64: "long", int: "int"}
@@ -33,7 +33,7 @@ def audit_counter(orders):
     """$project the types, Counter the rows, re-decide int/long with a $type query (distinct)."""
     longs = set(orders.distinct("_id", {"views": {"$type": "long"}}))
     rows = orders.aggregate([{"$project": {
-        "v": {"$ifNull": ["$schemaVersion", 1]},
+        "v": {"$ifNull": ["$schema_version", 1]},
         "phone": {"$type": "$customer.phone"},
         "phones": {"$type": "$customer.phones"},
         "views": {"$type": "$views"}}}])
@@ -53,7 +53,7 @@ def audit_python_helper(orders):
     census = {}
     for doc in orders.find():
         views = "long" if doc["_id"] in longs else "int" if doc["_id"] in ints else _get(doc, "views")
-        key = (doc.get("schemaVersion", 1), _get(doc, "customer.phone"), _get(doc, "customer.phones"), views)
+        key = (doc.get("schema_version", 1), _get(doc, "customer.phone"), _get(doc, "customer.phones"), views)
         census[key] = census.get(key, 0) + 1
     return census
 
@@ -62,7 +62,7 @@ def audit_two_pipelines(orders):
     """Two $group pipelines split by a $match on the $type query operator: longs, and the rest."""
     def group(match, views):
         pipeline = [{"$match": match}, {"$group": {"_id": {
-            "v": {"$ifNull": ["$schemaVersion", 1]},
+            "v": {"$ifNull": ["$schema_version", 1]},
             "phone": {"$type": "$customer.phone"},
             "phones": {"$type": "$customer.phones"},
             "views": views}, "n": {"$sum": 1}}}]
@@ -77,7 +77,7 @@ def audit_two_pipelines(orders):
 def audit_group(orders):
     """The one-pipeline $group census, as on a server."""
     rows = orders.aggregate([{"$group": {"_id": {
-        "v": {"$ifNull": ["$schemaVersion", 1]},
+        "v": {"$ifNull": ["$schema_version", 1]},
         "phone": {"$type": "$customer.phone"},
         "phones": {"$type": "$customer.phones"},
         "views": {"$type": "$views"}},
@@ -90,13 +90,14 @@ def audit_long_by_value(orders):
     census = Counter()
     for doc in orders.find():
         views = doc.get("views")
-        kind = ("long" if views > INT32_MAX else "int") if isinstance(views, int) else _get(doc, "views")
-        census[(doc.get("schemaVersion", 1), _get(doc, "customer.phone"), _get(doc, "customer.phones"), kind)] += 1
+        integer = isinstance(views, int) and not isinstance(views, bool)
+        kind = ("long" if views > INT32_MAX else "int") if integer else _get(doc, "views")
+        census[(doc.get("schema_version", 1), _get(doc, "customer.phone"), _get(doc, "customer.phones"), kind)] += 1
     return dict(census)
 
 
 def audit_version_none(orders):
-    """Wrong (version): reads schemaVersion as stored, so version 1 comes out as None."""
+    """Wrong (version): reads schema_version as stored, so version 1 comes out as None."""
     census = audit_counter(orders)
     return {(None if key[0] == 1 else key[0],) + key[1:]: n for key, n in census.items()}
 
@@ -106,6 +107,61 @@ def audit_python_type_names(orders):
     names = {"string": "str", "array": "list", "missing": "NoneType", "null": "NoneType", "double": "float"}
     census = audit_counter(orders)
     return {(k[0], names.get(k[1], k[1]), names.get(k[2], k[2]), k[3]): n for k, n in census.items()}
+
+
+def _census_naming(orders, name, type_query=True):
+    """A Python census naming each value with ``name(value, present)``; int versus long by a $type query
+    (unless not ``type_query``: then as ``name`` says)."""
+    longs = set(orders.distinct("_id", {"views": {"$type": "long"}}))
+
+    def at(doc, path):
+        value = doc
+        for part in path.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return name(None, False)
+            value = value[part]
+        return name(value, True)
+
+    census = Counter()
+    for doc in orders.find():
+        views = at(doc, "views")
+        if views in ("int", "long") and type_query:
+            views = "long" if doc["_id"] in longs else "int"
+        census[(doc.get("schema_version", 1), at(doc, "customer.phone"), at(doc, "customer.phones"), views)] += 1
+    return dict(census)
+
+
+def _named_by_isinstance(value, present, double="double", bool_first=True):
+    if not present:
+        return "missing"
+    if value is None:
+        return "null"
+    if bool_first and isinstance(value, bool):
+        return "bool"
+    kinds = ((int, "int"), (float, double), (str, "string"), (list, "array"), (dict, "object"))
+    return next((kind for python, kind in kinds if isinstance(value, python)), type(value).__name__)
+
+
+def audit_isinstance(orders):
+    """Review47 05.1 R1: a Python census by isinstance alone (bool first, Int64 as long), no $type at all."""
+    def name(value, present):
+        return "long" if present and isinstance(value, Int64) else _named_by_isinstance(value, present)
+    return _census_naming(orders, name, type_query=False)
+
+
+def audit_double_named_float(orders):
+    """Review47 05.1 W2: an isinstance census that names a double "float"."""
+    return _census_naming(orders, lambda value, present: _named_by_isinstance(value, present, double="float"))
+
+
+def audit_bool_named_int(orders):
+    """Review47 05.1 W3: an isinstance census that tests int before bool, so a bool is named "int"."""
+    return _census_naming(orders, lambda value, present: _named_by_isinstance(value, present, bool_first=False))
+
+
+def audit_missing_named_null(orders):
+    """Review47 05.1 W5: .get() for every field, so an absent phone is named "null" instead of "missing"."""
+    return _census_naming(orders, lambda value, present: _named_by_isinstance(value, True))
 
 
 def audit_pairs(orders):
@@ -123,39 +179,39 @@ def audit_legacy_only(orders):
 TO_V2_IFNULL = [
     {"$set": {"customer.phones": {"$cond": {"if": {"$ifNull": ["$customer.phone", False]},
                                             "then": ["$customer.phone"], "else": []}}}},
-    {"$set": {"schemaVersion": 2}},
+    {"$set": {"schema_version": 2}},
     {"$unset": ["customer.phone"]},
 ]
 TO_V2_SWITCH = [
-    {"$set": {"schemaVersion": 2, "customer.phones": {"$switch": {
+    {"$set": {"schema_version": 2, "customer.phones": {"$switch": {
         "branches": [{"case": {"$eq": [{"$type": "$customer.phone"}, "string"]}, "then": ["$customer.phone"]}],
         "default": []}}}},
     {"$unset": "customer.phone"},
 ]
-TO_V2_NULL = [{"$set": {"schemaVersion": 2, "customer.phones": ["$customer.phone"]}}, {"$unset": "customer.phone"}]
-TO_V2_KEEPS_PHONE = [{"$set": {"schemaVersion": 2, "customer.phones": {
+TO_V2_NULL = [{"$set": {"schema_version": 2, "customer.phones": ["$customer.phone"]}}, {"$unset": "customer.phone"}]
+TO_V2_KEEPS_PHONE = [{"$set": {"schema_version": 2, "customer.phones": {
     "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}]
 TO_V2_REPLACES_CUSTOMER = [
-    {"$set": {"schemaVersion": 2, "customer": {"phones": {
+    {"$set": {"schema_version": 2, "customer": {"phones": {
         "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}},
 ]
 
 
 def migrate_order_fam(orders, order_id):
     """find_one_and_update filtered on the old version: 1 when it found the order, else 0."""
-    before = orders.find_one_and_update({"_id": order_id, "schemaVersion": {"$exists": False}}, TO_V2_IFNULL)
+    before = orders.find_one_and_update({"_id": order_id, "schema_version": {"$exists": False}}, TO_V2_IFNULL)
     return 0 if before is None else 1
 
 
 def migrate_order_bulk(orders, order_id):
-    """A single-operation bulk_write, version 1 written as schemaVersion: None (missing or null)."""
-    return orders.bulk_write([UpdateOne({"_id": order_id, "schemaVersion": None}, TO_V2_SWITCH)]).modified_count
+    """A single-operation bulk_write, version 1 written as schema_version: None (missing or null)."""
+    return orders.bulk_write([UpdateOne({"_id": order_id, "schema_version": None}, TO_V2_SWITCH)]).modified_count
 
 
 def migrate_order_many(orders, order_id):
     """update_many on one _id, through a helper that builds the filter."""
     def still_v1(order_id):
-        return {"$and": [{"_id": order_id}, {"schemaVersion": {"$exists": False}}]}
+        return {"$and": [{"_id": order_id}, {"schema_version": {"$exists": False}}]}
     return orders.update_many(still_v1(order_id), TO_V2_SWITCH).modified_count
 
 
@@ -189,7 +245,7 @@ def migrate_order_read_then_write(orders, order_id):
     if doc is None:
         return 0
     phone = doc["customer"].get("phone")
-    update = {"$set": {"schemaVersion": 2, "customer.phones": [] if phone is None else [phone]},
+    update = {"$set": {"schema_version": 2, "customer.phones": [] if phone is None else [phone]},
               "$unset": {"customer.phone": ""}}
     return orders.update_one({"_id": order_id, **OLD}, update).modified_count
 
@@ -201,7 +257,7 @@ def migrate_order_two_updates(orders, order_id):
         "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}])
     if not first.modified_count:
         return 0
-    orders.update_one({"_id": order_id}, {"$set": {"schemaVersion": 2}, "$unset": {"customer.phone": ""}})
+    orders.update_one({"_id": order_id}, {"$set": {"schema_version": 2}, "$unset": {"customer.phone": ""}})
     return 1
 
 
@@ -213,22 +269,22 @@ def upgrade_deepcopy(doc):
     new = copy.deepcopy(doc)
     phone = new["customer"].pop("phone", None)
     new["customer"]["phones"] = [phone] if phone is not None else []
-    new["schemaVersion"] = 2
+    new["schema_version"] = 2
     return new
 
 
 def upgrade_rebuild(doc):
     """Builds a new dict explicitly."""
-    if doc is None or doc.get("schemaVersion") == 2:
+    if doc is None or doc.get("schema_version") == 2:
         return doc
     customer = {k: v for k, v in doc["customer"].items() if k != "phone"}
     customer["phones"] = [doc["customer"]["phone"]] if "phone" in doc["customer"] else []
-    return {**doc, "schemaVersion": 2, "customer": customer}
+    return {**doc, "schema_version": 2, "customer": customer}
 
 
 def upgrade_no_none(doc):
     """Upgrade that does not accept None (the statement does not ask it to)."""
-    if doc.get("schemaVersion") == 2:
+    if doc.get("schema_version") == 2:
         return doc
     return upgrade_rebuild(doc)
 
@@ -268,20 +324,20 @@ def find_by_phone_generator(orders, phone):
 
 def upgrade_null_phone(doc):
     """Wrong (upgrade): an order with no phone gets [None]."""
-    if doc is None or doc.get("schemaVersion") == 2:
+    if doc is None or doc.get("schema_version") == 2:
         return doc
     customer = dict(doc["customer"])
     customer["phones"] = [customer.pop("phone", None)]
-    return {**doc, "schemaVersion": 2, "customer": customer}
+    return {**doc, "schema_version": 2, "customer": customer}
 
 
 def upgrade_keeps_phone(doc):
     """Wrong (upgrade): adds phones but keeps the old field."""
-    if doc is None or doc.get("schemaVersion") == 2:
+    if doc is None or doc.get("schema_version") == 2:
         return doc
     customer = dict(doc["customer"])
     customer["phones"] = [customer["phone"]] if "phone" in customer else []
-    return {**doc, "schemaVersion": 2, "customer": customer}
+    return {**doc, "schema_version": 2, "customer": customer}
 
 
 def read_order_raw(orders, order_id):
@@ -307,6 +363,12 @@ def find_by_phone_new_field(orders, phone):
     return [upgrade_rebuild(d) for d in orders.find({"customer.phones": phone})]
 
 
+def find_by_phone_first_phone(orders, phone):
+    """Review47 05.3 W1: either field, but customer.phones matched on its first phone only."""
+    query = {"$or": [{"customer.phone": phone}, {"customer.phones.0": phone}]}
+    return [upgrade_rebuild(d) for d in orders.find(query)]
+
+
 def find_by_phone_raw(orders, phone):
     """Wrong (find_by_phone): both places, but returned as stored (version 1 shape)."""
     return list(orders.find({"$or": [{"customer.phone": phone}, {"customer.phones": phone}]}))
@@ -320,7 +382,7 @@ def find_by_phone_counts_views(orders, phone):
 
 
 # 05.4 ----------------------------------------------------------------------------------------
-def make_batch_by_id_ranges(to_v2):
+def _walk_by_id_ranges(to_v2):
     """Walk _id ranges in order, resumable from the last _id; count what update_many changed."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         moved, last = 0, None
@@ -337,7 +399,7 @@ def make_batch_by_id_ranges(to_v2):
     return migrate_in_batches
 
 
-def make_batch_range_bounds(to_v2):
+def _walk_range_bounds(to_v2):
     """Version filter plus _id > last, sorted; each batch updated by its _id bounds."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         total, last = 0, None
@@ -376,7 +438,7 @@ def make_batch_bulk(to_v2):
     return migrate_in_batches
 
 
-def make_batch_no_version_filter(to_v2):
+def _walk_no_version_filter(to_v2):
     """Wrong (only version 1): walks _id ranges and rewrites every order, version 2 included."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         moved, last = 0, None
@@ -453,7 +515,7 @@ def make_batch_fixed_pause(to_v2):
     return migrate_in_batches
 
 
-def make_batch_counts_selected(to_v2):
+def _walk_counts_selected(to_v2):
     """Wrong (returns): an _id-range walk that reports how many orders it looked at, not how many moved."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         seen, last = 0, None
@@ -495,7 +557,7 @@ def make_batch_snapshot(to_v2):
     return migrate_in_batches
 
 
-def make_batch_bulk_update_ones(to_v2):
+def _walk_bulk_update_ones(to_v2):
     """Right: an _id walk, each batch one bulk_write of an UpdateOne per order (unordered)."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         total, last = 0, None
@@ -551,7 +613,7 @@ def make_batch_pause_before_and_summary(to_v2):
     return migrate_in_batches
 
 
-def make_batch_carries_on(to_v2):
+def _walk_carries_on(to_v2):
     """Wrong (resumable): catches what sleep raises and goes on with the next batch."""
     def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
         moved, last = 0, None
@@ -678,23 +740,23 @@ def disagreements_type_missing(orders):
 # 05.6 ----------------------------------------------------------------------------------------
 VALIDATOR_RANGE = {"$jsonSchema": {
     "bsonType": "object",
-    "required": ["schemaVersion", "customer"],
+    "required": ["schema_version", "customer"],
     "properties": {
-        "schemaVersion": {"bsonType": ["int", "long"], "minimum": 2, "maximum": 2},
+        "schema_version": {"bsonType": ["int", "long"], "minimum": 2, "maximum": 2},
         "customer": {"bsonType": "object", "required": ["phones"], "properties": {
             "phones": {"bsonType": "array", "items": {"bsonType": "string"}}}},
         "views": {"bsonType": ["int", "long"]},
     },
 }}
 VALIDATOR_WITH_QUERY = {"$and": [
-    {"schemaVersion": 2},
+    {"schema_version": 2},
     {"$jsonSchema": {"required": ["customer"], "properties": {
         "customer": {"required": ["phones"], "properties": {"phones": {"bsonType": "array"}}}}}},
 ]}
 VALIDATOR_NUMBER_ENUM = {"$jsonSchema": {
-    "required": ["customer", "schemaVersion"],
+    "required": ["customer", "schema_version"],
     "properties": {
-        "schemaVersion": {"bsonType": "number", "enum": [2]},
+        "schema_version": {"bsonType": "number", "enum": [2]},
         "customer": {"required": ["phones"], "properties": {"phones": {"bsonType": "array"}}},
     },
 }}
@@ -706,6 +768,50 @@ VALIDATOR_NONEMPTY = {"$jsonSchema": {**VALIDATOR_RANGE["$jsonSchema"], "propert
                  "properties": {"phones": {"bsonType": "array", "minItems": 1}}}}}}
 VALIDATOR_NO_VERSION = {"$jsonSchema": {"bsonType": "object", "required": ["customer"], "properties": {
     "customer": {"bsonType": "object", "required": ["phones"], "properties": {"phones": {"bsonType": "array"}}}}}}
-VALIDATOR_VERSION_ONLY = {"$jsonSchema": {"required": ["schemaVersion"], "properties": {
-    "schemaVersion": {"enum": [2]}}}}
+VALIDATOR_VERSION_ONLY = {"$jsonSchema": {"required": ["schema_version"], "properties": {
+    "schema_version": {"enum": [2]}}}}
 STAGES = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
+
+
+def _then_sweep(walk, sweep=None):
+    """A walk by _id, then the same walk (or ``sweep``) once more from the start: the final sweep for orders
+    written behind it."""
+    def make(to_v2):
+        job, again = walk(to_v2), (sweep or walk)(to_v2)
+
+        def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+            moved = job(orders, batch_size, pause, sleep, log)
+            return moved + again(orders, batch_size, pause, sleep, log)
+        return migrate_in_batches
+    make.__doc__ = walk.__doc__
+    return make
+
+
+make_batch_by_id_ranges = _then_sweep(_walk_by_id_ranges)
+make_batch_range_bounds = _then_sweep(_walk_range_bounds)
+make_batch_bulk_update_ones = _then_sweep(_walk_bulk_update_ones)
+make_batch_no_version_filter = _then_sweep(_walk_no_version_filter, sweep=_walk_range_bounds)
+make_batch_counts_selected = _then_sweep(_walk_counts_selected)
+make_batch_carries_on = _then_sweep(_walk_carries_on)
+make_batch_walk_no_sweep = _walk_range_bounds  #: Wrong (migrates): misses an order written behind the walk
+
+
+def make_batch_walks_until_a_pass_moves_nothing(to_v2):
+    """Written from the statement: whole walks by _id, repeated until a walk from the start migrates nothing."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        total = 0
+        while True:
+            this_pass, last = 0, None
+            while True:
+                after = {"_id": {"$gt": last}} if last is not None else {}
+                ids = [d["_id"] for d in orders.find({**after, **OLD}, {"_id": 1}).sort("_id", 1).limit(batch_size)]
+                if not ids:
+                    break
+                this_pass += orders.update_many({"_id": {"$in": ids}, **OLD}, to_v2).modified_count
+                last = ids[-1]
+                log(f"pass up to _id {last}: {this_pass} migrated")
+                sleep(pause)
+            total += this_pass
+            if this_pass == 0:
+                return total
+    return migrate_in_batches

@@ -508,7 +508,7 @@ WRONG = [
     Wrong("01.1", "version", "schema_version 1", _kettle(schema_version=1), "not 1"),
     Wrong("01.1", "version", "schema_version as a string", _kettle(schema_version="2"), "the int 2"),
     Wrong("01.1", "version", "schema_version missing", _kettle(schema_version=_DROP), "has no schema_version"),
-    Wrong("01.1", "version", "schemaVersion, as lessons 04-05 spell it", _kettle(schema_version=_DROP, schemaVersion=2),
+    Wrong("01.1", "version", "schemaVersion, the camelCase spelling", _kettle(schema_version=_DROP, schemaVersion=2),
           "it has 'schemaVersion'"),
     Wrong("01.1", "version", "schema_version as a float", _kettle(schema_version=2.0), "the int 2"),
     Wrong("01.1", "card", "the _id as a string", _kettle(_id="91"), "_id should be 91"),

@@ -37,6 +37,8 @@ RIGHT = [
           {"add_review": a.review_find_one_and_update}),
     Right("04.1", "replace_one upsert, $sort on at instead of $position", {"add_review": a.review_replace_and_sort}),
     Right("04.1", "insert_one catching DuplicateKeyError on a retry", {"add_review": a.review_catch_duplicate}),
+    Right("04.1", "$position 0, guarded by room or a date newer than the oldest kept",
+          {"add_review": a.review_front_guarded_by_date}),
     Right("04.2", "projection, IndexModel with a name, bulk_write",
           swap(2, place_order=a.order_projection, create_copy_index=a.index_model, change_phone=a.phone_bulk)),
     Right("04.2", "dict comprehension, dict index keys, find_one_and_update",
@@ -46,11 +48,13 @@ RIGHT = [
           swap(2, place_order=a.order_aggregate, create_copy_index=a.index_compound,
                     change_phone=a.phone_only_changed)),
     Right("04.2", "IndexModel with dict keys", swap(2, create_copy_index=a.copy_index_model_dict)),
-    Right("04.3", "one-operation bulk_write; reconcile fixes with bulk_write", {"record_order": a.record_bulk,
-                                                                                "reconcile": a.reconcile_bulk}),
-    Right("04.3", "find_one_and_update; reconcile counts in Python",
+    Right("04.3", "one-operation bulk_write; reconcile by find_one_and_update guarded by the whole stats",
+          {"record_order": a.record_bulk, "reconcile": a.reconcile_find_one_and_update}),
+    Right("04.3", "find_one_and_update; reconcile counts in Python, $inc of the difference guarded",
           {"record_order": a.record_find_one_and_update, "reconcile": a.reconcile_python}),
-    Right("04.3", "reconcile aggregates per customer", swap(3, reconcile=a.reconcile_per_customer)),
+    Right("04.3", "reconcile one customer at a time in a retry loop", swap(3, reconcile=a.reconcile_per_customer)),
+    Right("04.3", "reconcile by one $lookup read, compare-and-set, count_documents on a retry",
+          swap(3, reconcile=a.reconcile_lookup)),
     Right("04.4", "find_one_and_update upsert, dict index keys",
           {"record_stock_event": a.stock_find_one_and_update, "create_bucket_index": a.bucket_index_dict}),
     Right("04.4", "one-operation bulk_write, IndexModel with count and a name",
@@ -64,6 +68,8 @@ RIGHT = [
           {"add_follower": a.follow_matched, "follower_count": a.count_lengths}),
     Right("04.5", "reference add_follower, count by aggregate", swap(5, follower_count=a.count_aggregate)),
     Right("04.5", "$expr/$size guard, db[name] for the pages", swap(5, add_follower=a.follow_expr)),
+    Right("04.5", "compare-and-set on the whole list, retried while there is room",
+          swap(5, add_follower=a.follow_compare_and_set_retried)),
     Right("04.6", "create_indexes with names, {'kind': {'$eq': 'book'}}, validator by hand with int or long",
           {"create_catalog_indexes": a.catalog_models, "catalog_validator": a.BY_HAND}),
     Right("04.6", "dict index keys, anyOf branches that also require kind and specs",
@@ -98,6 +104,8 @@ WRONG = [
     Wrong("04.1", "summary", "names the id _id instead of reviewId", {"add_review": a.review_id_key}, "reviewId"),
     Wrong("04.1", "retry", "a retry pushes the summary again", {"add_review": a.review_unguarded}, "twice"),
     Wrong("04.1", "retry", "insert_one fails on a retry", {"add_review": a.review_plain_insert}, "DuplicateKeyError"),
+    Wrong("04.1", "retry", "$position 0 and a $ne guard: a late retry puts an old review back in front (review47)",
+          {"add_review": a.review_front_guarded}, "retry must change nothing"),
     Wrong("04.1", "retry", "a retry after a half-done call does nothing", {"add_review": a.review_skips_known},
           "retry"),
     # 04.2
@@ -130,6 +138,14 @@ WRONG = [
     Wrong("04.3", "fix", "fixes the count only", swap(3, reconcile=a.reconcile_counts_only), "totalSpent"),
     Wrong("04.3", "fix", "skips customers without orders",
           swap(3, reconcile=a.reconcile_skips_customers_without_orders), "without orders", also=("report",)),
+    Wrong("04.3", "live", "counts, then sets what it counted (the lesson's first loop)",
+          swap(3, reconcile=a.reconcile_counted_then_set), "must not be written over"),
+    Wrong("04.3", "live", "reads the stats first, then a plain $set",
+          swap(3, reconcile=a.reconcile_read_then_counted_then_set), "just before its first write"),
+    Wrong("04.3", "live", "$inc of the difference, unguarded", swap(3, reconcile=a.reconcile_inc_difference),
+          "between reconcile's first two reads"),
+    Wrong("04.3", "live", "guarded, but gives up when the guard matches nothing",
+          swap(3, reconcile=a.reconcile_guarded_no_retry), "just before its first write"),
     Wrong("04.3", "report", "returns a set", swap(3, reconcile=a.reconcile_returns_set), "list"),
     Wrong("04.3", "report", "sorted the wrong way", swap(3, reconcile=a.reconcile_newest_first), "sorted"),
     Wrong("04.3", "report", "None when nothing drifted", swap(3, reconcile=a.reconcile_none_when_clean), "[]"),
@@ -153,10 +169,14 @@ WRONG = [
           also=("flag", "pages")),
     Wrong("04.5", "embed", "embeds 49", swap(5, add_follower=a.follow_forty_nine), "50", also=("flag",)),
     Wrong("04.5", "embed", "embeds 51", swap(5, add_follower=a.follow_fifty_one), "50", also=("flag", "pages")),
+    Wrong("04.5", "embed", "compare-and-set once: another follower landing with room left overflows it (review47)",
+          swap(5, add_follower=a.follow_compare_and_set_once), "room"),
     Wrong("04.5", "flag", "never sets hasExtras", swap(5, add_follower=a.follow_no_flag), "hasExtras"),
     Wrong("04.5", "flag", "sets hasExtras at exactly 50", swap(5, add_follower=a.follow_flags_when_full), "hasExtras"),
     Wrong("04.5", "pages", "one unbounded overflow document", swap(5, add_follower=a.follow_unpaged), "100"),
     Wrong("04.5", "pages", "pages of 101", swap(5, add_follower=a.follow_pages_of_101), "100"),
+    Wrong("04.5", "pages", "the page filter lacks productId: another product's page is reused (review47)",
+          swap(5, add_follower=a.follow_any_products_page), "another product"),
     Wrong("04.5", "pages", "pages without count", swap(5, add_follower=a.follow_pages_without_count), "count"),
     Wrong("04.5", "concurrent", "reads the product, then pushes", swap(5, add_follower=a.follow_read_then_push),
           "at once"),
@@ -172,6 +192,8 @@ WRONG = [
     Wrong("04.6", "partial_index", "the partial index holds phones",
           swap(6, create_catalog_indexes=a.catalog_phone_partial),
           "book"),
+    Wrong("04.6", "partial_index", "the partial filter is specs.isbn $exists (review47)",
+          swap(6, create_catalog_indexes=a.catalog_isbn_exists_partial), "phone"),
     Wrong("04.6", "search_index", "no search index", swap(6, create_catalog_indexes=a.catalog_no_search), "tenantId"),
     Wrong("04.6", "search_index", "name before tenantId", swap(6, create_catalog_indexes=a.catalog_reversed_search),
           "tenantId"),
@@ -185,6 +207,8 @@ WRONG = [
         phone_type="number")), "ramGb"),
     Wrong("04.6", "phone", "a phone needs only ramGb", swap(6, catalog_validator=a.schema_with(phone=("ramGb",))),
           "storageGb"),
+    Wrong("04.6", "phone", "storageGb required but untyped (review47)", swap(6, catalog_validator=a.schema_with(
+        typed=("ramGb",))), "storageGb"),
     Wrong("04.6", "shirt", "a shirt's sizes may be a string", swap(6, catalog_validator=a.schema_with(
         sizes_type=["array", "string"])), "sizes"),
     Wrong("04.6", "book", "a book needs no isbn", swap(6, catalog_validator=a.schema_with(isbn_required=False)),
@@ -196,14 +220,17 @@ WRONG = [
     # 04.7
     Wrong("04.7", "v1", "KeyError on a v1 order without a phone", swap(7, phones_of=a.phones_v1_crash), "KeyError"),
     Wrong("04.7", "v1", "a v1 phone as a string", swap(7, phones_of=a.phones_v1_string), "list"),
-    Wrong("04.7", "v1", "refuses schemaVersion 1 written out", swap(7, phones_of=a.phones_missing_means_v1_only),
-          "schemaVersion 1"),
+    Wrong("04.7", "v1", "refuses schema_version 1 written out", swap(7, phones_of=a.phones_missing_means_v1_only),
+          "schema_version 1"),
     Wrong("04.7", "v2", "only the first v2 phone", swap(7, phones_of=a.phones_v2_first), "phones"),
     Wrong("04.7", "unknown", "guesses from the fields", swap(7, phones_of=a.phones_guesses), "ValueError"),
     Wrong("04.7", "unknown", "KeyError for an unknown version", swap(7, phones_of=a.phones_key_error), "ValueError"),
     Wrong("04.7", "query", "queries customer.phones only", swap(7, find_by_phone=a.by_phone_v2_only), "v1"),
     Wrong("04.7", "query", "queries customer.phone only", swap(7, find_by_phone=a.by_phone_v1_only), "v2"),
     Wrong("04.7", "query", "returns ids, not orders", swap(7, find_by_phone=a.by_phone_ids), "order"),
+    Wrong("04.7", "query", "v2 matched on customer.phones.0 only (review47)",
+          swap(7, find_by_phone=a.by_phone_first_v2_phone), "v2 order 15"),
+    Wrong("04.7", "order", "never sorted (review47)", swap(7, find_by_phone=a.by_phone_unsorted), "_id"),
     Wrong("04.7", "order", "sorted newest first", swap(7, find_by_phone=a.by_phone_descending), "_id"),
     # 04.8
     Wrong("04.8", "working_set", "a projection shrinks the working set",
@@ -253,3 +280,18 @@ NOT_ATTEMPTED = {
 def test_not_attempted(lab, number):
     for answers in NOT_ATTEMPTED[number]:
         assert_not_attempted(lab.exercise(number), answers)
+
+
+def test_error_messages_name_pymongos_class():
+    """A refused write is named as pymongo names it (WriteError), not by an embedded engine's subclass."""
+    from pymongo.errors import WriteError
+
+    from course.lessons.lesson04_common import error_text, pymongo_name
+
+    class EngineValidationFailure(WriteError):  # how mongoeco's DocumentValidationFailure derives
+        pass
+
+    assert pymongo_name(EngineValidationFailure("Document failed validation", 121)) == "WriteError"
+    assert error_text(EngineValidationFailure("Document failed validation", 121)) \
+        == "WriteError: Document failed validation"
+    assert pymongo_name(ValueError("no")) == "ValueError"
