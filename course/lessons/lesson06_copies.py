@@ -12,6 +12,7 @@ from typing import Any
 
 from course.exercise import Incorrect, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
+from course.lessons.lesson06_text import clipped
 
 LEGACY = Variant("legacy", (("customers", 100), ("orders", 200)), tweak="_phones_changed")
 OTHER = Variant("other shop", (("seed", 23), ("customers", 60), ("orders", 120)), tweak="_phones_changed")
@@ -92,7 +93,7 @@ def refresh_copies(db):
                 for field in COPIED:
                     if first_change((source or {}).get(field), shown.get(field)):
                         raise Incorrect(f"after {self.function}(db) the order page of {name} shows {field} "
-                                        f"{shown.get(field)!r:.40}; its customer's own document says "
+                                        f"{clipped(shown.get(field), 40)}; its customer's own document says "
                                         f"{(source or {}).get(field)!r:.40}{advice}")
         super().check_reads(run, advice)
 
@@ -105,15 +106,15 @@ def refresh_copies(db):
                                 "the customer it names, and nothing else of the order changes")
             source = customers.get(order["customer_id"])
             if source is None:
-                raise Incorrect(f"order {order['_id']}'s customer_id is {order['customer_id']!r:.40}, and no customer "
+                raise Incorrect(f"order {order['_id']}'s customer_id is {clipped(order['customer_id'], 40)}, and no customer "
                                 "has that _id any more")
             copy = order.get("customer_copy")
             for name in COPIED:
                 if not isinstance(copy, dict) or first_change(source.get(name), copy.get(name)) is not None:
                     held = copy.get(name) if isinstance(copy, dict) else copy
-                    said = f"has {name} {source[name]!r:.40}" if name in source else f"has no {name}"
-                    raise Incorrect(f"order {order['_id']}'s customer_copy.{name} is {held!r:.40}, but the "
-                                    f"customer its customer_id names (customer {order['customer_id']!r:.40}) {said}: "
+                    said = f"has {name} {clipped(source[name], 40)}" if name in source else f"has no {name}"
+                    raise Incorrect(f"order {order['_id']}'s customer_copy.{name} is {clipped(held, 40)}, but the "
+                                    f"customer its customer_id names (customer {clipped(order['customer_id'], 40)}) {said}: "
                                     "each copy holds its own customer's current name and phone")
         self.check_audit(run, ": refresh every copy")
         self.check_reads(run, ": the order page reads the copy")
@@ -126,7 +127,7 @@ def refresh_copies(db):
             for document in wanted:
                 now = found.get(document["_id"])
                 if now is None:
-                    raise Incorrect(f"{name} {document['_id']} is gone: refreshing copies removes nothing")
+                    raise Incorrect(f"{name[:-1]} {document['_id']} is gone: refreshing copies removes nothing")
                 if name == "orders":
                     copy = now.get("customer_copy")
                     if isinstance(copy, dict) and sorted(copy) != sorted(COPIED):
@@ -136,7 +137,9 @@ def refresh_copies(db):
                     now = {k: v for k, v in now.items() if k != "customer_copy"}
                 difference = first_change(document, now)
                 if difference:
-                    raise Incorrect(f"{name} {document['_id']} changed ({difference}): change the copies only")
+                    beyond = " beyond its customer_copy" if name == "orders" else ""
+                    raise Incorrect(f"{name[:-1]} {document['_id']} changed{beyond} ({difference}): change the "
+                                    "copies only")
             if len(found) != len(wanted):
                 raise Incorrect(f"{name} held {len(wanted)} documents and now holds {len(found)}")
 

@@ -21,6 +21,7 @@ from course.census import bson_type_of
 from course.datasets_legacy_shop import INT32_MAX
 from course.exercise import Incorrect, Unsupported, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, first_change
+from course.lessons.lesson06_text import clipped
 from course.recording import RecordingDatabase
 
 LEGACY = Variant("legacy", (("reviews", 300),))
@@ -141,7 +142,7 @@ def widen_counters(db):
             if limit:
                 raise Unsupported(feature=limit)
             if kind != "long":
-                raise Incorrect(f"product {product['_id']}'s views is stored as {kind} ({product.get('views')!r:.30}):"
+                raise Incorrect(f"product {product['_id']}'s views is stored as {kind} ({clipped(product.get('views'), 30)}):"
                                 " every counter should be stored as a long")
         self.check_audit(run, ": every views must be a long")
 
@@ -168,7 +169,7 @@ def widen_counters(db):
             views = product.get("views")
             if not isinstance(views, (int, float)) or isinstance(views, bool) or views != before.get(product["_id"]):
                 raise Incorrect(f"product {product['_id']}'s views was {before.get(product['_id'])}, it is now "
-                                f"{views!r:.30}: change the type only, never the count")
+                                f"{clipped(views, 30)}: change the type only, never the count")
         self.check_reads(run, ": change the type only, never the count")
 
     def _live(self, answer, variant):

@@ -3,9 +3,9 @@
 The checks seed a smaller shop's customers (25 of them, a business customer
 among them, so the history has its long tail, in about 800 entries: mongoeco's
 wire server, which the grader uses, inserts slowly into a growing collection),
-call ``repair_orders(db)`` and rerun the audit's ``unbounded_array``; the
-hidden check uses another shop in which one customer has no order yet and one
-has three.  The shop keeps taking orders while the repair runs: two checks
+call ``repair_orders(db)`` and rerun the audit's ``unbounded_array``; in it
+customer 4 has no order yet and customers 1, 10 and 15 have three; the hidden
+check uses another shop with such customers.  The shop keeps taking orders while the repair runs: two checks
 (on a smaller shop, seeded once for both, to keep grading quick) push an order
 onto every customer that still has the array between the repair's first read
 and its first write (the course's race injector), run it again; then push one
@@ -21,9 +21,10 @@ from typing import Any
 from course.datasets_legacy_shop import NOW, RECENT_ORDERS
 from course.exercise import Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
+from course.lessons.lesson06_text import clipped
 from course.recording import RecordingDatabase, _Log
 
-LEGACY = Variant("legacy", (("seed", 31), ("customers", 25)))
+LEGACY = Variant("legacy", (("seed", 31), ("customers", 25)), tweak="_one_without_orders")
 OTHER = Variant("other shop", (("seed", 12), ("customers", 30)), tweak="_short_histories")
 #: the smaller shops the live checks seed (each check seeds it twice)
 LIVE = Variant("live shop", (("seed", 31), ("customers", 8)))
@@ -125,6 +126,11 @@ def repair_orders(db):
 """
 
     @staticmethod
+    def _one_without_orders(shop) -> None:
+        """Customer 4 has no order yet (customers 1, 10 and 15 have three each already)."""
+        shop.collections["customers"][3]["orders"] = []
+
+    @staticmethod
     def _short_histories(shop) -> None:
         """Customer 2 has no order yet; customer 3 has three."""
         customers = shop.collections["customers"]
@@ -166,7 +172,7 @@ def repair_orders(db):
                                 "entry once")
             seen.add(key)
             if key not in wanted:
-                raise Incorrect(f"db.order_history holds {entry!r:.120}, which is no customer's order: each document "
+                raise Incorrect(f"db.order_history holds {clipped(entry, 120)}, which is no customer's order: each document "
                                 "is {customer_id, order_no, placed_at, total_pence}")
             difference = first_change(wanted[key], entry)
             if difference:
@@ -186,7 +192,7 @@ def repair_orders(db):
             held = customer.get("recent_orders")
             where = f"customer {customer['_id']}'s recent_orders"
             if not isinstance(held, list):
-                raise Incorrect(f"customer {customer['_id']} has no recent_orders list (it has {held!r:.40})")
+                raise Incorrect(f"customer {customer['_id']} has no recent_orders list (it has {clipped(held, 40)})")
             if len(held) != min(RECENT_ORDERS, len(entries)):
                 raise Incorrect(f"{where} holds {len(held)} orders; it has {len(entries)}, so it should hold the "
                                 f"{min(RECENT_ORDERS, len(entries))} newest")
@@ -195,7 +201,7 @@ def repair_orders(db):
                 original = by_no.get(entry.get("order_no")) if isinstance(entry, dict) else None
                 difference = first_change(original, entry) if original is not None else "it is no order of theirs"
                 if difference:
-                    raise Incorrect(f"{where} holds {entry!r:.80}, not an order as it was ({difference})")
+                    raise Incorrect(f"{where} holds {clipped(entry, 80)}, not an order as it was ({difference})")
             dates = [e["placed_at"] for e in held]
             if dates != sorted(dates, reverse=True):
                 raise Incorrect(f"{where} is not newest first: its placed_at dates run "
@@ -305,7 +311,7 @@ def repair_orders(db):
 
     @visible(points=2, checks="recent")
     def five_newest_kept(self, answer):
-        """Each customer keeps its five newest orders, newest first"""
+        """Each customer keeps its five newest orders, newest first; all three of three, none of none"""
         self._recent(answer, LEGACY)
 
     @visible(points=1, checks="removed")

@@ -11,6 +11,7 @@ from typing import Any
 
 from course.exercise import Incorrect, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
+from course.lessons.lesson06_text import clipped
 
 LEGACY = Variant("legacy")
 OTHER = Variant("other payments", (("seed", 21), ("payments", 90), ("orders", 120)))
@@ -69,7 +70,7 @@ def add_method(db):
             if wanted is None:
                 continue  # a payment that lost its fields is the other requirement's business
             if payment.get("method") != wanted:
-                found = f"it is {payment['method']!r:.40}" if "method" in payment else "it has no method"
+                found = f"it is {clipped(payment['method'], 40)}" if "method" in payment else "it has no method"
                 raise Incorrect(f"payment {payment['_id']} has {MARKERS[wanted]}, so its method should be {wanted!r}; "
                                 f"{found}")
         self.check_audit(run, ": every payment needs its method")

@@ -21,6 +21,7 @@ from course.census import bson_type_of
 from course.datasets_legacy_shop import Shop, legacy_shop, load_shop
 from course.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, Unsupported
 from course.lessons.lesson04_common import error_text
+from course.lessons.lesson06_text import clipped
 
 
 @functools.cache
@@ -62,9 +63,9 @@ def first_change(old: Any, new: Any, path: str = "") -> str | None:
         for key in list(old) + [k for k in new if k not in old]:
             sub = f"{path}.{key}" if path else str(key)
             if key not in new:
-                return f"{sub} is gone (it was {old[key]!r:.60})"
+                return f"{sub} is gone (it was {clipped(old[key], 60)})"
             if key not in old:
-                return f"{sub} appeared ({new[key]!r:.60})"
+                return f"{sub} appeared ({clipped(new[key], 60)})"
             found = first_change(old[key], new[key], sub)
             if found:
                 return found
@@ -78,7 +79,7 @@ def first_change(old: Any, new: Any, path: str = "") -> str | None:
                 return found
         return None
     if bson_type_of(old) != bson_type_of(new) or old != new:
-        return f"{where}: {old!r:.60} before, {new!r:.60} after"
+        return f"{where}: {clipped(old, 60)} before, {clipped(new, 60)} after"
     return None
 
 

@@ -14,7 +14,9 @@ from course.exercise import Incorrect, LearnerCodeError, hidden, visible
 from course.lessons.lesson06_shop import Repair, Variant, by_id, first_change
 
 PREFIX = "carts_"
-LEGACY = Variant("legacy")
+LEGACY = Variant("legacy", tweak="_an_underscore_tenant")
+#: the legacy shop's tenant whose name the visible checks give an underscore (carts_umbrella_corp)
+_UNDERSCORED = ("umbrella", "umbrella_corp")
 OTHERS = Variant("other tenants", (("seed", 12),), tweak="_other_tenants")
 _RENAMED = {"acme": "wonka", "globex": "stark", "hooli": "tyrell", "initech": "cyberdyne_systems"}
 _USERS = (1, 3, 12, 20)
@@ -66,6 +68,16 @@ def merge_tenants(db):
 """
 
     @staticmethod
+    def _an_underscore_tenant(shop) -> None:
+        """The legacy shop, one tenant's name holding an underscore (its tenant is all the name after carts_)."""
+        old, new = _UNDERSCORED
+        shop.collections[PREFIX + new] = [{**c, "_id": f"{new}-{c['user_id']}"}
+                                          for c in shop.collections.pop(PREFIX + old)]
+        for table in (shop.indexes, shop.validators):
+            if PREFIX + old in table:
+                table[PREFIX + new] = table.pop(PREFIX + old)
+
+    @staticmethod
     def _other_tenants(shop) -> None:
         """Four tenants with other names (one with an underscore in it), one of them with fewer carts."""
         for old, new in _RENAMED.items():
@@ -108,8 +120,10 @@ def merge_tenants(db):
         try:
             return super().repair(answer, db)
         except LearnerCodeError as error:
-            if "renameCollection" in str(error) or (error.raised is not None
-                                                    and "renameCollection" in error.raised.message):
+            said = str(error) + " " + (error.raised.message if error.raised is not None else "")
+            if "renameCollection" in said or "rename()" in said:
+                # the graded relay refuses renameCollection; an engine whose rename lacks one of pymongo's
+                # options (mongoeco's has no dropTarget) raises TypeError: either way the answer renamed
                 raise Incorrect(_RENAME) from None
             raise
 
@@ -163,7 +177,7 @@ def merge_tenants(db):
 
     @visible(points=2, checks="merged")
     def every_cart_merged(self, answer):
-        """The legacy shop: every cart is in db.carts with its tenant; the cart reads give the same answers"""
+        """The legacy shop, carts_umbrella_corp among its tenants: every cart in db.carts with its tenant; same reads"""
         self._merged(answer, LEGACY)
 
     @visible(points=1, checks="dropped")

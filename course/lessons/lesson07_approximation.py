@@ -12,6 +12,8 @@ from __future__ import annotations
 from course.datasets_more_patterns import FLUSH_EVERY, view_events
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.lessons.lesson04_common import data, seeded
+from course.lessons.lesson06_text import clipped
+from course.recording import RecordingDatabase
 
 
 class Approximation(Exercise):
@@ -43,6 +45,25 @@ def record_view(db, page, seq):
         for event in events:
             self.call("record_view", answer.record_view, db, event["page"], event["seq"])
         return db
+
+    def _check_concurrent_flush(self, answer, page, earlier=None):
+        """Views 1 to FLUSH_EVERY of ``page`` (holding ``earlier`` views, or no document), with another
+        process's flush of the same page landing between the answer's first read and its first write."""
+        db = seeded(self.lab, pages=[] if earlier is None else [{"_id": page, "views": earlier}])
+        recorded = RecordingDatabase(db, race=lambda: db.pages.update_one(
+            {"_id": page}, {"$inc": {"views": FLUSH_EVERY}}, upsert=True))
+        for seq in range(1, FLUSH_EVERY + 1):
+            self.call("record_view", answer.record_view, recorded, page, seq)
+        if not recorded.raced:
+            return
+        want = (earlier or 0) + 2 * FLUSH_EVERY
+        got = self._views(db, page)
+        if got != want:
+            held = "no document" if earlier is None else f"{earlier} views"
+            raise Incorrect(f"page {page!r} held {held}; another process flushed its {FLUSH_EVERY} views of the page "
+                            f"between your read and your write, then your {FLUSH_EVERY}th view flushed: db.pages "
+                            f"should say views {want}, it says {got!r}" + (" (no document)" if got is None else "")
+                            + ": the other process's flush was lost")
 
     def _views(self, db, page):
         doc = db.pages.find_one({"_id": page})
@@ -83,6 +104,16 @@ def record_view(db, page, seq):
         interleaved = [e for pair in zip(first, second) for e in pair] + first[len(second):]
         self._check_flush(answer, interleaved, earlier=(("news", 120),))
 
+    @visible(points=1, checks="flush")
+    def a_flush_between_read_and_write(self, answer):
+        """Another process flushes a page holding 40 views between your read and your write: views is 60"""
+        self._check_concurrent_flush(answer, "news", earlier=40)
+
+    @hidden(points=1, checks="flush")
+    def a_flush_on_a_new_page(self, answer):
+        """Another process's first flush of a new page lands between your read and your write: views is 20"""
+        self._check_concurrent_flush(answer, "contact")
+
     @hidden(points=1, checks="flush")
     def interleaved_pages(self, answer):
         """200 views spread over three pages: each page's own count, rounded down to a multiple of 10"""
@@ -101,7 +132,7 @@ def record_view(db, page, seq):
         found = db.pages.find_one({"_id": page})
         if found is not None:
             raise Incorrect(f"after {n} view(s) of page {page!r} (none a multiple of {FLUSH_EVERY}) db.pages already "
-                            f"holds {found!r:.80}: the other calls must write nothing")
+                            f"holds {clipped(found, 80)}: the other calls must write nothing")
 
     def _check_unchanged(self, answer, page, flushed):
         db = self._record(answer, [{"page": page, "seq": s} for s in range(1, flushed + 1)])
@@ -110,8 +141,8 @@ def record_view(db, page, seq):
             self.call("record_view", answer.record_view, db, page, seq)
             after = db.pages.find_one({"_id": page})
             if after != before:
-                raise Incorrect(f"view {seq} of page {page!r} changed its document from {before!r:.80} to "
-                                f"{after!r:.80}: only every {FLUSH_EVERY}th view writes, the others write nothing")
+                raise Incorrect(f"view {seq} of page {page!r} changed its document from {clipped(before, 80)} to "
+                                f"{clipped(after, 80)}: only every {FLUSH_EVERY}th view writes, the others write nothing")
 
     @visible(points=1, checks="skip")
     def nine_views_write_nothing(self, answer):

@@ -13,6 +13,7 @@ import datetime
 from course.datasets_more_patterns import CUTOFF, SESSION_TTL, archive_orders
 from course.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson04_common import COMPARE, by_id, data, first_difference, is_int, seeded
+from course.lessons.lesson06_text import clipped
 
 
 #: orders an earlier run archived (in db.orders_archive only): a year older than the seeded ones
@@ -156,7 +157,7 @@ def create_session_ttl(db):
         want = sum(1 for o in orders if o["placedAt"] < cutoff)
         if not is_int(returned):
             raise Incorrect(f"archive_before should return the number of orders it deleted, an int; got "
-                            f"{returned!r:.60}")
+                            f"{clipped(returned, 60)}")
         if returned != want:
             raise Incorrect(f"archive_before returned {returned}; it deleted {want} orders from db.orders (the "
                             f"archive held {len(EARLIER_RUN)} orders of an earlier run, and holds "

@@ -13,6 +13,7 @@ import random
 from course.datasets_more_patterns import attribute_products
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.lessons.lesson04_common import data, ordered, seeded
+from course.lessons.lesson06_text import clipped
 from course.plans import index_keys
 
 
@@ -69,7 +70,7 @@ def find_by_attribute(products, k, v):
     def _loose(got) -> list:
         """The ids in whatever the learner returned (a list, set or documents), for the same_entry rule."""
         if isinstance(got, (dict, str, bytes)) or not hasattr(got, "__iter__"):
-            raise Incorrect(f"find_by_attribute should return a list of _id values; got {got!r:.80}")
+            raise Incorrect(f"find_by_attribute should return a list of _id values; got {clipped(got, 80)}")
         return [x.get("_id") if isinstance(x, dict) else x for x in got]
 
     def _check_entry(self, answer, k, v):
@@ -99,10 +100,10 @@ def find_by_attribute(products, k, v):
         _, got = self._found(answer, k, v)
         if not isinstance(got, list):
             raise Incorrect(f"find_by_attribute(products, {k!r}, {v!r}) should return a list of _id values; "
-                            f"got a {type(got).__name__}: {got!r:.80}")
+                            f"got a {type(got).__name__}: {clipped(got, 80)}")
         if any(isinstance(x, dict) for x in got):
             raise Incorrect(f"find_by_attribute should return the products' _id values, not documents: got "
-                            f"{got!r:.80}")
+                            f"{clipped(got, 80)}")
         if got != ordered(got):
             raise Incorrect(f"find_by_attribute(products, {k!r}, {v!r}) returned {got}: sort the _ids ascending")
 

@@ -18,6 +18,7 @@ from course.capabilities import Capability
 from course.datasets_more_patterns import shop_orders
 from course.exercise import Exercise, Incorrect, LearnerCodeError, Unsupported, hidden, visible
 from course.lessons.lesson04_common import data, seeded
+from course.lessons.lesson06_text import clipped
 from course.plans import index_keys
 from course.recording import RecordingCollection
 
@@ -122,10 +123,10 @@ class _Read:
 
     def __str__(self) -> str:
         if self.pipeline is not None:
-            return f"aggregate({self.pipeline!r:.120})"
+            return f"aggregate({clipped(self.pipeline, 120)})"
         if self.projection is None:
-            return f"{self.method}({self.query!r:.60})"
-        return f"{self.method}({self.query!r:.60}, {self.projection!r:.80})"
+            return f"{self.method}({clipped(self.query, 60)})"
+        return f"{self.method}({clipped(self.query, 60)}, {clipped(self.projection, 80)})"
 
 
 def _read_of(op: Any) -> _Read:
@@ -170,7 +171,7 @@ def rule_says(read: _Read, judge_filter: bool = True) -> str:
         raise cannot(read.unreadable)
     fields = _filter_fields(read.query) if judge_filter else {FILTER_FIELD}
     if fields is None:
-        raise cannot(f"the filter {read.query!r:.80}")
+        raise cannot(f"the filter {clipped(read.query, 80)}")
     if FILTER_FIELD not in fields:
         return (f"the read {read} does not filter on {FILTER_FIELD}, so no index finds the customer's orders and "
                 "the server reads every document: filter on customerId in the query itself")
@@ -180,21 +181,19 @@ def rule_says(read: _Read, judge_filter: bool = True) -> str:
     projection = read.projection
     if not projection:
         return (f"the read {read} returns whole documents: the server fetches every one, whatever your code keeps "
-                "of them afterwards; project status and total in the query itself "
-                "({'_id': 0, 'status': 1, 'total': 1})")
+                "of them afterwards: fields cut in Python were fetched all the same")
     if not all(isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)) for v in projection.values()):
-        raise cannot(f"the computed projection {projection!r:.80}")
+        raise cannot(f"the computed projection {clipped(projection, 80)}")
     included = {k for k, v in projection.items() if v and k != "_id"}
     if not included:
         return (f"the read {read} has an exclusion projection: it returns every field it does not name, so the "
-                "server reads each whole document; name the fields to return instead "
-                "({'_id': 0, 'status': 1, 'total': 1})")
+                "server reads each whole document")
     if included - set(INDEXED):
         return (f"the read {read} returns {', '.join(sorted(included - set(INDEXED)))}, which the index does not "
                 "hold, so the server fetches the documents")
     if projection.get("_id", 1):
-        return (f"the read {read} returns _id (a projection includes it unless it says '_id': 0), which the index "
-                "does not hold, so the server fetches every document to read it")
+        return (f"the read {read} returns _id (a projection includes it unless it leaves it out by name), which "
+                "the index does not hold, so the server fetches every document to read it")
     return ""
 
 
@@ -269,7 +268,7 @@ def statuses_of(orders, customer_id):
     @staticmethod
     def _documents(got) -> list:
         if isinstance(got, (dict, str, bytes)) or not hasattr(got, "__iter__"):
-            raise Incorrect(f"statuses_of should return a list of documents; got {got!r:.80}")
+            raise Incorrect(f"statuses_of should return a list of documents; got {clipped(got, 80)}")
         return list(got)
 
     @staticmethod
@@ -285,15 +284,16 @@ def statuses_of(orders, customer_id):
         got = self._documents(got)
         for doc in got:
             if not isinstance(doc, dict):
-                raise Incorrect(f"statuses_of should return documents; one is {doc!r:.60}")
+                raise Incorrect(f"statuses_of should return documents; one is {clipped(doc, 60)}")
             if set(doc) != set(COVERED_FIELDS):
                 extra = sorted(set(doc) - set(COVERED_FIELDS))
                 missing = sorted(set(COVERED_FIELDS) - set(doc))
                 if not extra:
                     raise Incorrect(f"a document statuses_of returned has fields {sorted(doc)}: it lacks "
                                     f"{', '.join(missing)}")
-                how = (" with '_id': 0 (a projection includes _id unless it says so), or the server fetches each "
-                       "document to read it" if "_id" in extra else ": return status and total only")
+                how = (": the index does not hold _id, so returning it makes the server fetch each document (a "
+                       "projection includes _id unless it leaves it out by name)" if "_id" in extra
+                       else ": return status and total only")
                 raise Incorrect(f"a document statuses_of returned has fields {sorted(doc)}: {', '.join(extra)} must "
                                 f"be left out{how}")
         self._check_read(watched, customer_id, self._rows_right(orders, got, customer_id))
@@ -329,8 +329,8 @@ def statuses_of(orders, customer_id):
                 covered, stages, _ = server_plan_is_covered(db.orders, query, read.projection)
             if not covered:
                 raise Incorrect(f"with the index on {', '.join(INDEXED)}, the server's plan for your read {read} is "
-                                f"{' <- '.join(stages)}: it fetches documents; filter on customerId and project "
-                                "status and total only, with '_id': 0, in the query itself")
+                                f"{' <- '.join(stages)}: it fetches documents: the read must find the orders by "
+                                "customerId and return only fields the index holds, _id left out")
 
     @visible(points=2, checks="projection")
     def only_indexed_fields(self, answer):

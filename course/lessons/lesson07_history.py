@@ -14,6 +14,7 @@ import datetime
 from course.datasets_more_patterns import policies
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.lessons.lesson04_common import COMPARE, data, first_difference, seeded
+from course.lessons.lesson06_text import clipped
 from course.recording import RecordingDatabase
 
 CHANGES = ({"premium": 610_000, "updatedAt": datetime.datetime(2026, 4, 1)},
@@ -93,7 +94,7 @@ def policy_at(db, policy_id, revision):
         if not stored:
             found = db.policies_history.find_one({})
             raise Incorrect(f"after {times} update(s) of policy {policy['_id']} db.policies_history has no document "
-                            f"with policyId {policy['_id']!r}" + (f"; it holds {found!r:.100}" if found else
+                            f"with policyId {policy['_id']!r}" + (f"; it holds {clipped(found, 100)}" if found else
                                                                   ": insert the old version there first"))
         if any(s.get("_id") == policy["_id"] for s in stored):
             raise Incorrect("a history document reuses the policy's _id: keep it in policyId, and let the history "
@@ -204,12 +205,12 @@ def policy_at(db, policy_id, revision):
             if want is None:
                 if got is not None:
                     raise Incorrect(f"policy {policy['_id']} has no revision {revision}; policy_at returned "
-                                    f"{got!r:.80} instead of None")
+                                    f"{clipped(got, 80)} instead of None")
                 continue
             where = "the current one, in db.policies" if revision == times + 1 else "in db.policies_history"
             if not isinstance(got, dict):
                 raise Incorrect(f"policy_at(db, {policy['_id']!r}, {revision}) should return a dict of that "
-                                f"revision's fields; got {got!r:.80} (revision {revision} is {where})")
+                                f"revision's fields; got {clipped(got, 80)} (revision {revision} is {where})")
             difference = first_difference(want, got, words=COMPARE)
             if difference:
                 raise Incorrect(f"policy_at(db, {policy['_id']!r}, {revision}) differs from revision {revision} "

@@ -9,11 +9,21 @@ engine or optimizer runs the pipeline.
 
 from __future__ import annotations
 
+import random
+
 from course.datasets_more_patterns import shop_customers, shop_orders
 from course.exercise import Exercise, Incorrect, hidden, visible
 from course.lessons.lesson04_common import data, seeded
+from course.lessons.lesson06_text import clipped
 
 ROW_FIELDS = ("_id", "total", "customerName")
+
+
+def shuffled_orders() -> list[dict]:
+    """The seeded orders in a fixed shuffled order, so that their natural order is not their ``_id`` order."""
+    orders = data(shop_orders)
+    random.Random(707).shuffle(orders)
+    return orders
 
 
 def expected_rows(order_ids) -> list[dict]:
@@ -54,12 +64,12 @@ def order_rows(order_ids):
     def _pipeline(self, answer, order_ids):
         pipeline = self.call("order_rows", answer.order_rows, list(order_ids))
         if not isinstance(pipeline, list) or not all(isinstance(stage, dict) for stage in pipeline):
-            raise Incorrect(f"order_rows should return a pipeline, a list of stage dicts; got {pipeline!r:.100}")
+            raise Incorrect(f"order_rows should return a pipeline, a list of stage dicts; got {clipped(pipeline, 100)}")
         return pipeline
 
     def _rows(self, answer, order_ids):
         pipeline = self._pipeline(answer, order_ids)
-        db = seeded(self.lab, orders=data(shop_orders), customers=data(shop_customers))
+        db = seeded(self.lab, orders=shuffled_orders(), customers=data(shop_customers))
         return list(db.orders.aggregate(pipeline))
 
     def _check_rows(self, answer, order_ids):
@@ -71,10 +81,10 @@ def order_rows(order_ids):
         for row in got:
             extra = sorted(set(row) - set(ROW_FIELDS))
             if extra:
-                raise Incorrect(f"the row of order {row['_id']} has {', '.join(extra)} too: give only {{_id, total, "
-                                "customerName}}")
+                raise Incorrect(f"the row of order {row['_id']} has {', '.join(extra)} too: a row holds only "
+                                "_id, total and customerName")
             if row != want[row["_id"]]:
-                raise Incorrect(f"the row of order {row['_id']} is {row!r:.120}, expected {want[row['_id']]!r}: "
+                raise Incorrect(f"the row of order {row['_id']} is {clipped(row, 120)}, expected {want[row['_id']]!r}: "
                                 "customerName is the name of the customer the order's customerId names")
 
     @visible(points=2, checks="rows")
@@ -102,7 +112,7 @@ def order_rows(order_ids):
         listed = [o["_id"] for o in data(shop_orders) if o["_id"] in set(order_ids)]
         if sorted(passed, key=str) != sorted(listed, key=str):
             extra = [i for i in passed if i not in listed]
-            raise Incorrect(f"the first stage, {first!r:.100}, lets {len(passed)} orders through for orders "
+            raise Incorrect(f"the first stage, {clipped(first, 100)}, lets {len(passed)} orders through for orders "
                             f"{list(order_ids)}" + (f" (order {extra[0]} too)" if extra else "")
                             + ": it should keep exactly the listed _ids, so the join runs only for them")
 
@@ -119,11 +129,16 @@ def order_rows(order_ids):
     def _check_sorted(self, answer, order_ids):
         ids = [row.get("_id") for row in self._rows(answer, order_ids)]
         if ids != sorted(ids, key=str) and ids != sorted(ids):
-            raise Incorrect(f"the rows came in the order {ids}, not in _id order")
+            raise Incorrect(f"the rows came in the order {ids}, not in _id order (the orders are not stored in "
+                            "_id order)")
+        if not any("$sort" in stage for stage in self._pipeline(answer, order_ids)):
+            raise Incorrect(f"the rows came in the order {ids} only because this engine read them so: the pipeline "
+                            "has no stage that sorts, and a server may return them in any order (by the index it "
+                            "uses for the filter, for one)")
 
     @visible(points=1, checks="sorted")
     def sorted_rows(self, answer):
-        """Orders listed out of order come back sorted by _id"""
+        """Orders listed out of order, stored out of order too, come back sorted by _id"""
         self._check_sorted(answer, [12, 3, 7, 30, 1])
 
     @hidden(points=1, checks="sorted")

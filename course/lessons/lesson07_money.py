@@ -6,19 +6,38 @@ The amounts come as the shop's price list gives them, decimal strings; several (
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from bson.decimal128 import Decimal128
 
 from course.datasets_more_patterns import PRICES
 from course.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, hidden, visible
+from course.grading.channel import Opaque
 from course.lessons.lesson04_common import error_text, is_int, seeded
+from course.lessons.lesson06_text import clipped
 
 SUB_CENT = ("1.005", "0.001")
 
 
 def _cents(amount: str) -> int:
     return int(Decimal(amount) * 100)
+
+
+def _shown(value) -> str:
+    """A returned value for a message: its repr and type name; only the type name for a value that crossed
+    the grader's channel as an :class:`Opaque` (so check() and a graded run say the same "a Decimal")."""
+    if isinstance(value, Opaque):
+        return f"a {value.type_name}"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{clipped(value, 60)}, {article} {name}"
+
+
+def _without_namespace(text: str) -> str:
+    """An error's text with the scratch database's name (the grader tags it per learner) left out:
+    ``collection: course_07_scratch_....prices`` reads ``in the prices collection``."""
+    return re.sub(r"\bcollection: [\w.-]+\.(\w+)", r"in the \1 collection", text)
 
 
 def _decimal(value):
@@ -83,15 +102,15 @@ def set_price(db, sku, amount):
                                 "cents" + (": only a non-zero digit beyond the cents is a fraction of a cent"
                                            if beyond else ""))
             if not is_int(got):
-                raise Incorrect(f"to_cents({amount!r}) should return an int; got {type(got).__name__} {got!r}")
+                raise Incorrect(f"to_cents({amount!r}) should return an int; got {_shown(got)}")
             if got != want:
                 raise Incorrect(f"to_cents({amount!r}) returned {got}, expected {want}: a float cannot hold "
                                 f"{amount} exactly, and the cents must be exact")
 
     @visible(points=2, checks="cents")
     def price_list(self, answer):
-        """The price list: 19.99, 0.29, 4.35, 1.10, 12, 0.07, 1005.50"""
-        self._check_cents(answer, PRICES)
+        """The price list: 19.99, 0.29, 4.35, 1.10, 12, 0.07, 1005.50, and 8.200 (exactly 820 cents)"""
+        self._check_cents(answer, PRICES + ("8.200",))
 
     @hidden(points=1, checks="cents")
     def more_amounts(self, answer):
@@ -100,9 +119,10 @@ def set_price(db, sku, amount):
 
     def _check_sub_cent(self, answer, amounts):
         for amount in amounts:
-            raised = self.raised("to_cents", answer.to_cents, amount)
+            got = self.call("to_cents", answer.to_cents, amount, expect_raise=True)
+            raised = got if isinstance(got, LearnerRaised) else None
             if raised is None or not raised.is_a("ValueError"):
-                what = f"raised {raised.type_name}" if raised else "returned"
+                what = f"raised {raised.type_name}" if raised else f"returned {_shown(got)}"
                 raise Incorrect(f"to_cents({amount!r}) {what}; an amount with a fraction of a cent must raise "
                                 "ValueError, not be rounded")
 
@@ -127,7 +147,13 @@ def set_price(db, sku, amount):
                                     f"float's binary error (Decimal(float({amount!r})) is "
                                     f"{Decimal(float(amount))!s:.40}...): the price must be stored exactly as "
                                     "written")
-                raise LearnerCodeError(f"set_price(...) raised {error_text(raised)}", raised)
+                if raised.is_a("DuplicateKeyError") and any(s == sku for s, _ in settings[:settings.index(
+                        (sku, amount))]):
+                    raise Incorrect(f"set_price(db, {sku!r}, {amount!r}) raised "
+                                    f"{_without_namespace(error_text(raised))}: {sku} already had a price, and "
+                                    "set_price must replace a sku's earlier price")
+                raise LearnerCodeError(f"set_price(db, {sku!r}, {amount!r}) raised "
+                                       f"{_without_namespace(error_text(raised))}", raised)
         final = dict(settings)
         for sku, amount in final.items():
             doc = db.prices.find_one({"_id": sku})

@@ -10,6 +10,7 @@ from course.capabilities import Capability
 from course.datasets_more_patterns import TREE, categories
 from course.exercise import Exercise, Incorrect, LearnerCodeError, Unsupported, hidden, visible
 from course.lessons.lesson04_common import data, seeded
+from course.lessons.lesson06_text import clipped
 
 #: the tree the hidden checks use: the lab's, with one more level under History, a child of Fiction, and a
 #: "Science Fiction" (with a child) whose name contains "Fiction": its path holds the text "Fiction" too
@@ -92,7 +93,7 @@ def breadcrumb(categories, name):
     def _names(function, name, got) -> list:
         if not isinstance(got, list):
             raise Incorrect(f"{function}(categories, {name!r}) should return a list of names; got "
-                            f"{type(got).__name__}: {got!r:.80}")
+                            f"{type(got).__name__}: {clipped(got, 80)}")
         return [x.get("_id") if isinstance(x, dict) else x for x in got]
 
     def _check(self, answer, function, expected, tree, names, why):

@@ -35,6 +35,36 @@ def drop_redundant_sets(db):
             db[name].drop_index(index)
 
 
+def _drop_plain_prefixes(db, names, is_prefix):
+    """Drop in each collection of ``names`` the plain indexes ``is_prefix(index, info, others)`` judges redundant."""
+    for name in names:
+        infos = db[name].index_information()
+        doomed = [index for index, info in infos.items()
+                  if index != "_id_" and not _sets_apart(info) and is_prefix(index, info, infos)]
+        for index in doomed:
+            db[name].drop_index(index)
+
+
+def _prefix_by_keys(index, info, infos):
+    keys = [tuple(k) for k in info["key"]]
+    return any(len(o["key"]) > len(keys) and [tuple(k) for k in o["key"]][:len(keys)] == keys
+               and not (o.get("sparse") or o.get("partialFilterExpression")) and o.get("collation") == info.get("collation")
+               for other, o in infos.items() if other != index)
+
+
+def drop_redundant_orders_only(db):
+    """Wrong (dropped): the audit's rule, applied to db.orders only (the redundant index in products stays)."""
+    _drop_plain_prefixes(db, ["orders"], _prefix_by_keys)
+
+
+def drop_redundant_by_name(db):
+    """Wrong (dropped): an index is a prefix when another index's name starts with its name and "_": an index
+    with a name of its own is never found."""
+    _drop_plain_prefixes(db, db.list_collection_names(), lambda index, info, infos: any(
+        other != index and other.startswith(index + "_") and not (o.get("sparse") or o.get("partialFilterExpression"))
+        and o.get("collation") == info.get("collation") for other, o in infos.items()))
+
+
 def drop_redundant_sorted(db):
     """Right: indexes sorted by length, each compared with the longer plain ones of its collation."""
     for name in sorted(db.list_collection_names()):
@@ -393,6 +423,14 @@ def refresh_whole_customer(db):
         db.orders.update_many({"customer_id": customer["_id"]}, {"$set": {"customer_copy": copy}})
 
 
+def refresh_marks_customers(db):
+    """Wrong (only): refreshes every copy, and marks each customer with copies_synced."""
+    for customer in db.customers.find({}, {"name": 1, "phone": 1}):
+        db.orders.update_many({"customer_id": customer["_id"]},
+                              {"$set": {"customer_copy": {"name": customer["name"], "phone": customer["phone"]}}})
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"copies_synced": True}})
+
+
 def refresh_by_order_id(db):
     """Wrong (fresh): the copy taken from the customer whose _id is the order's _id."""
     for order in db.orders.find({}, {"_id": 1}):
@@ -655,6 +693,31 @@ def widen_loses_fields(db):
     _guarded(db, Int64, replace=True)
 
 
+def merge_tenant_split_on_underscore(db):
+    """Wrong (merged): the tenant is name.split("_")[1]: carts_umbrella_corp's carts get tenant "umbrella"."""
+    for name in db.list_collection_names():
+        if name.startswith("carts_"):
+            tenant = name.split("_")[1]
+            for cart in db[name].find():
+                db.carts.replace_one({"_id": cart["_id"]}, {**cart, "tenant": tenant}, upsert=True)
+            db[name].drop()
+    db.carts.create_index([("tenant", 1), ("user_id", 1)])
+
+
+def merge_rename_drop_target(db):
+    """Wrong (merged): tags the first tenant's carts and renames its collection onto carts with dropTarget=True."""
+    names = [n for n in db.list_collection_names() if n.startswith("carts_")]
+    for name in names:
+        db[name].update_many({}, {"$set": {"tenant": name[len("carts_"):]}})
+    if names:
+        db[names[0]].rename("carts", dropTarget=True)
+        for name in names[1:]:
+            for cart in db[name].find():
+                db.carts.replace_one({"_id": cart["_id"]}, cart, upsert=True)
+            db[name].drop()
+    db.carts.create_index([("tenant", 1), ("user_id", 1)])
+
+
 def merge_by_rename(db):
     """Wrong (merged): renames the first tenant's collection to carts, then copies the others."""
     names = sorted(n for n in db.list_collection_names() if n.startswith("carts_"))
@@ -691,3 +754,20 @@ def widen_to_other_collection(db):
     converted = [{**p, "views": Int64(p["views"])} for p in db.products.find()]
     if converted:
         db.products_v2.insert_many(converted)
+
+
+def repair_orders_skips_empty(db):
+    """Wrong (removed, recent): the reference repair, but a customer whose orders is empty is skipped: it keeps
+    orders [] and gets no recent_orders."""
+    for customer in db.customers.find({"orders": {"$exists": True}}, {"orders": 1, "recent_orders": 1}):
+        entries = customer["orders"]
+        if not entries:
+            continue
+        for entry in entries:
+            db.order_history.replace_one({"_id": f"{customer['_id']}-{entry['order_no']}"},
+                                         {"customer_id": customer["_id"], **entry}, upsert=True)
+        recent = sorted(customer.get("recent_orders", []) + entries, key=lambda e: e["placed_at"], reverse=True)
+        copied = max(entry["order_no"] for entry in entries)
+        db.customers.update_one({"_id": customer["_id"]}, {"$set": {"recent_orders": recent[:5]},
+                                                           "$pull": {"orders": {"order_no": {"$lte": copied}}}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})

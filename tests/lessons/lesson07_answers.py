@@ -132,6 +132,21 @@ def view_sets_views_to_seq(db, page, seq):
         db.pages.update_one({"_id": page}, {"$set": {"views": seq}}, upsert=True)
 
 
+def view_read_add_replace(db, page, seq):
+    """Wrong (flush): reads views, adds 10 and writes the sum back: another process's flush in between is lost."""
+    if seq % FLUSH_EVERY == 0:
+        doc = db.pages.find_one({"_id": page})
+        views = (doc or {}).get("views", 0) + FLUSH_EVERY
+        db.pages.replace_one({"_id": page}, {"_id": page, "views": views}, upsert=True)
+
+
+def view_checks_then_increments(db, page, seq):
+    """Right: reads the page first (to log it), then adds 10 with an upserted $inc."""
+    if seq % FLUSH_EVERY == 0:
+        db.pages.find_one({"_id": page})
+        db.pages.update_one({"_id": page}, {"$inc": {"views": FLUSH_EVERY}}, upsert=True)
+
+
 def view_replace_with_read_total(db, page, seq):
     """Right: reads nothing, replaces nothing: an upserted $inc written through update_many on the one _id."""
     if seq % FLUSH_EVERY == 0:
@@ -550,6 +565,13 @@ def rows_name_array(order_ids):
             {"$project": {"total": 1, "customerName": "$customer.name"}}, {"$sort": {"_id": 1}}]
 
 
+def rows_no_sort(order_ids):
+    """Wrong (sorted): no $sort stage: the rows come in the order the engine reads the orders."""
+    return [{"$match": {"_id": {"$in": list(order_ids)}}},
+            {"$lookup": {"from": "customers", "localField": "customerId", "foreignField": "_id", "as": "c"}},
+            {"$project": {"total": 1, "customerName": {"$arrayElemAt": ["$c.name", 0]}}}]
+
+
 def rows_unsorted(order_ids):
     return [{"$match": {"_id": {"$in": order_ids}}}, _JOIN,
             {"$project": {"total": 1, "customerName": {"$first": "$customer.name"}}}, {"$sort": {"_id": -1}}]
@@ -667,6 +689,24 @@ def cents_round(amount):
 
 def cents_decimal_round(amount):
     return int((Decimal(amount) * 100).to_integral_value())
+
+
+def cents_quantized(amount):
+    """Wrong (sub_cent): rounds to whole cents with quantize instead of refusing a fraction of a cent."""
+    return int((Decimal(amount) * 100).quantize(Decimal("1")))
+
+
+def cents_as_decimal(amount):
+    """Wrong (cents): the exact number of cents, but as a Decimal, not an int."""
+    cents = Decimal(amount) * 100
+    if cents != cents.to_integral_value():
+        raise ValueError(amount)
+    return cents.to_integral_value()
+
+
+def price_insert_one(db, sku, amount):
+    """Wrong (decimal): insert_one by the sku: pricing a sku again raises DuplicateKeyError."""
+    db.prices.insert_one({"_id": sku, "price": Decimal128(amount)})
 
 
 def price_float(db, sku, amount):

@@ -43,6 +43,7 @@ RIGHT = [
     Right("07.2", "find_one_and_update with the literal 10", {"record_view": a.view_find_one_and_update}),
     Right("07.2", "a flag and db['pages']", {"record_view": a.view_modulo_check_after}),
     Right("07.2", "update_many on the page's _id, upserted", {"record_view": a.view_replace_with_read_total}),
+    Right("07.2", "reads the page, then an upserted $inc", {"record_view": a.view_checks_then_increments}),
     Right("07.3", "bulk_write of ReplaceOne; IndexModel", {"archive_before": a.archive_bulk,
                                                            "create_session_ttl": a.ttl_index_model}),
     Right("07.3", "insert_one catching DuplicateKeyError, delete one by one; named TTL index",
@@ -120,6 +121,8 @@ WRONG = [
     Wrong("07.2", "flush", "one counter for every page", {"record_view": a.view_one_counter}, "page"),
     Wrong("07.2", "flush", "sets views to seq: right only for one process on a fresh page",
           {"record_view": a.view_sets_views_to_seq}, "process"),
+    Wrong("07.2", "flush", "reads views, adds 10, replace_one: a concurrent flush is lost",
+          {"record_view": a.view_read_add_replace}, "other process's flush was lost"),
     Wrong("07.2", "skip", "flushes on views 1, 11, 21", {"record_view": a.view_off_by_one}, "write nothing",
           also=("flush",)),
     Wrong("07.2", "skip", "records the last seq on every view (and sets views to seq)",
@@ -175,9 +178,11 @@ WRONG = [
     Wrong("07.7", "match_first", "$lookup before $match", {"order_rows": a.rows_lookup_first}, "every order"),
     Wrong("07.7", "match_first", "an empty $match first, the filter after the join",
           {"order_rows": a.rows_empty_match_first}, "exactly the listed"),
-    Wrong("07.7", "rows", "keeps the joined customer", {"order_rows": a.rows_keep_customer}, "customer"),
+    Wrong("07.7", "rows", "keeps the joined customer", {"order_rows": a.rows_keep_customer},
+          "holds only _id, total and customerName"),
     Wrong("07.7", "rows", "customerName as an array", {"order_rows": a.rows_name_array}, "customerName"),
     Wrong("07.7", "sorted", "sorted descending", {"order_rows": a.rows_unsorted}, "_id order"),
+    Wrong("07.7", "sorted", "no $sort stage", {"order_rows": a.rows_no_sort}, "not stored in _id order"),
     # 07.8
     Wrong("07.8", "index", "an index on customerId only", swap(8, create_covering_index=a.covering_customer_only),
           "status and total"),
@@ -185,7 +190,7 @@ WRONG = [
           "status and total"),
     Wrong("07.8", "index", "customerId last", swap(8, create_covering_index=a.covering_customer_last),
           "customerId"),
-    Wrong("07.8", "projection", "keeps _id", swap(8, statuses_of=a.statuses_with_id), "_id"),
+    Wrong("07.8", "projection", "keeps _id", swap(8, statuses_of=a.statuses_with_id), "does not hold _id"),
     Wrong("07.8", "projection", "whole documents", swap(8, statuses_of=a.statuses_whole), "left out"),
     Wrong("07.8", "rows", "the first order only", swap(8, statuses_of=a.statuses_first_only), "orders"),
     Wrong("07.8", "rows", "every customer's orders", swap(8, statuses_of=a.statuses_all_customers), "orders"),
@@ -206,6 +211,13 @@ WRONG = [
           "binary error"),
     Wrong("07.9", "decimal", "inserts a new document each time", swap(9, set_price=a.price_insert_each_time),
           "one per sku"),
+    Wrong("07.9", "decimal", "insert_one by the sku: pricing it again raises",
+          swap(9, set_price=a.price_insert_one), "already had a price"),
+    Wrong("07.9", "sub_cent", "quantize rounds to whole cents", swap(9, to_cents=a.cents_quantized),
+          "to_cents('1.005') returned 100, an int"),
+    Wrong("07.9", "cents", "the exact cents as a Decimal", swap(9, to_cents=a.cents_as_decimal), "a Decimal"),
+    Wrong("07.9", "cents", "takes a third decimal, even a zero, for a fraction of a cent",
+          swap(9, to_cents=a.cents_two_decimals_at_most), "exactly 820 cents"),
     # 07.10
     Wrong("07.10", "preallocation_since_wiredtiger", "preallocation saves rewrites",
           a.self_check_with(preallocation_since_wiredtiger="saves rewrites"), "preallocation_since_wiredtiger"),
@@ -230,8 +242,27 @@ HIDDEN_ONLY = [
     ("07.3", "count", swap(3, archive_before=a.archive_upserted_count), "deleted 13"),
     ("07.5", "descendants", swap(5, descendants_of=a.descendants_substring), "'Space opera' is not below"),
     ("07.9", "decimal", swap(9, set_price=a.price_rounded_to_cents), "it was rounded"),
-    ("07.9", "cents", swap(9, to_cents=a.cents_two_decimals_at_most), "exactly 820 cents"),
 ]
+
+
+@pytest.mark.parametrize("case", [c for c in WRONG if c.exercise == "07.8"], ids=str)
+def test_covered_messages_do_not_give_the_projection(make_lab, case):
+    """07.8's messages name the broken rule and the evidence, never the projection of the fix."""
+    lab = make_lab("07")
+    namespace = case.answers(lab) if callable(case.answers) else dict(case.answers)
+    graded = lab.exercise(8).evaluate(namespace, include_hidden=True)
+    messages = " ".join(o.message for o in graded.outcomes)
+    assert "({'_id': 0, 'status': 1, 'total': 1})" not in messages, describe(graded)
+    assert "with '_id': 0" not in messages and "says '_id': 0" not in messages, describe(graded)
+
+
+def test_a_duplicate_key_error_names_the_collection_not_the_scratch_database():
+    """The grader tags each scratch database per learner: a message says "the prices collection" instead."""
+    from course.lessons.lesson07_money import _without_namespace
+    text = ("E11000 duplicate key error collection: course_07_scratch_glearner06_f84144fc08521d95.prices index: "
+            "_id_ dup key: { _id: \"TEA-1\" }")
+    assert _without_namespace(text) == ("E11000 duplicate key error in the prices collection index: _id_ dup key: "
+                                        "{ _id: \"TEA-1\" }")
 
 
 @pytest.mark.parametrize("case", HIDDEN_ONLY, ids=lambda c: f"{c[0]}-{c[1]}-{c[3]}")
