@@ -13,16 +13,13 @@ import csv
 import io
 import subprocess
 import sys
-import threading
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from course.backends import mongoeco_available
-from course.cli import main
 from course.grading.execution import HIDDEN_GRACE_MAX
 from course.grading.sandbox import sandbox_problem
 from support import fake_lesson, relay_attacks, tree_memory
@@ -88,21 +85,17 @@ def _lab98(patch: pytest.MonkeyPatch) -> None:
     fake_lesson.install_db_lab()
 
 
-def _quiet_threads(seconds: float = 5) -> None:
-    """Wait for other tests' threads to end: the grader forks a worker per notebook only without threads."""
-    end = time.monotonic() + seconds
-    while threading.active_count() > 1 and time.monotonic() < end:
-        time.sleep(0.05)
-    left = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
-    if left:  # in-process grading would leave the time and memory bounds these tests are about untested
-        pytest.fail(f"threads an earlier test left running stop the grader forking a process per notebook: {left}")
+GRADER = Path(__file__).resolve().parent / "support" / "grade_lab98.py"
 
 
 def _grade(args: list[str]) -> tuple[int, _Stamped]:
+    """Run ``course grade args`` in a process of its own (see tests/support/grade_lab98.py), lines stamped."""
     stream = _Stamped()
-    with redirect_stdout(stream), redirect_stderr(stream):
-        code = main(["grade", *args])
-    return code, stream
+    child = subprocess.Popen([sys.executable, "-u", str(GRADER), *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parent.parent)
+    for line in child.stdout:
+        stream.write(line)
+    return child.wait(), stream
 
 
 # ---- one worker, in order: every attack between two honest learners ---------------------------------
@@ -116,7 +109,6 @@ def relay_class(tmp_path_factory):
         _lab98(patch)
         submissions, secret, folders = relay_attacks.write_class(root, MAIN)
         args = [str(submissions), "--out", str(out), "--lab", "98", "--tests", str(secret), "--jobs", "1", *LIMITS]
-        _quiet_threads()
         sampler = tree_memory.start(root / "memory.txt")
         time.sleep(0.3)  # a baseline sample or two
         started = time.monotonic()
@@ -219,7 +211,6 @@ def test_the_memory_bomb_costs_at_most_its_notebooks_bound(relay_class):
 def test_a_rerun_keeps_the_results(relay_class):
     with pytest.MonkeyPatch.context() as patch:
         _lab98(patch)
-        _quiet_threads()
         code, stream = _grade(relay_class.args)
     assert code == 0 and "failed verification" not in stream.text(), stream.text()
     assert _grades(relay_class.out) == relay_class.grades
@@ -393,7 +384,6 @@ def test_a_poisoned_package_cache_changes_no_later_grade(tmp_path, own_package_c
     full = {**relay_attacks.FULL, "98.2": ("correct", "5", "5")}  # no secret tests here
     with pytest.MonkeyPatch.context() as patch:
         _lab98(patch)
-        _quiet_threads()
         first, stream = _grade([str(honest), "--out", str(tmp_path / "out1"), "--lab", "98", *LIMITS])
         assert first == 0 and _grades(tmp_path / "out1")["ann"] == full, stream.text()
         packages = list((cache / "course" / "learner-package").glob("*/course"))
