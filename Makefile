@@ -42,7 +42,7 @@ NBVAL       := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help prereqs venv lab test e2e doctor release outputs clean
+.PHONY: help prereqs venv lab test e2e doctor release outputs clean not-a-handout
 
 help: ## show this list
 	@echo "Schema Design in a Schemaless Store"
@@ -154,7 +154,15 @@ lab: venv ## start JupyterLab on your work/ folder (127.0.0.1 only, with a login
 # Phases run one after another; all run even if one fails, then make fails.
 # nbval over an empty notebook directory is skipped (a note says so); when the
 # directory holds notebooks, any non-zero pytest exit (5 included) fails.
-test: venv ## run the tests, then every solution and lab notebook
+# A learners' hand-out (course release --to) has no tests/ and no solutions/: say so before building anything.
+not-a-handout:
+	@if [ -f .course-handout ]; then
+	  echo "make test: this is a learners' hand-out (it has .course-handout): the course's test suite is not in it."
+	  echo "Run 'make lab' and each exercise's check() instead (README.md, 'How exercises work')."
+	  exit 2
+	fi
+
+test: not-a-handout venv ## run the tests, then every solution and lab notebook
 	@logs="$$(mktemp -d)"; trap 'rm -rf "$$logs"' EXIT
 	failed=()
 	report=()

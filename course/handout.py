@@ -1,7 +1,8 @@
 """The learners' hand-out: ``course release --to DIR``: the lab, not the exam.
 
 Copies what a learner needs into DIR: the course package, ``labs/``,
-``data/``, README, Makefile, pyproject.toml, environment.yml, LICENSE.
+``data/``, a learner's README (:mod:`course.handout_readme`), Makefile, pyproject.toml,
+environment.yml, LICENSE.
 Never ``solutions/``, ``tests/`` (they hold the answers), the grader
 (``course/grading/``), CI files, virtual environments or secret tests.  The
 lesson modules go through :mod:`course.withhold`: every hidden assertion
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import course
+from course.handout_readme import learner_readme
 from course.withhold import Withheld, WithholdError, drop_unused, withhold, withhold_solution_method
 
 INCLUDE = ("course", "labs", "data", "README.md", "Makefile", "pyproject.toml", "environment.yml",
@@ -124,6 +126,9 @@ def make_handout(target: Path, *, force: bool = False, root: Path | None = None,
         else:
             shutil.copy2(source, destination)
         handout.files.append(destination)
+    if (root / "README.md").is_file():  # the learner's README, not the instructor's (course/handout_readme.py)
+        (target / "README.md").write_text(learner_readme((root / "README.md").read_text(encoding="utf-8"),
+                                                         graded=graded), encoding="utf-8")
     (target / MARKER).write_text(f"course {course.__version__} hand-out made by `course release --to`"
                                  f"{' --graded' if graded else ''}\n")
     problems = verify_handout(target, root, withheld=handout.withheld, graded=graded)

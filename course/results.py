@@ -42,7 +42,30 @@ def prose_html(text: str) -> str:
     the text between two dollar signs as mathematics.
     """
     escaped = html.escape(text)
-    return _OPERATOR.sub(lambda m: f'<code class="course-operator">{m.group(0)}</code>', escaped)
+    parts, start = [], 0
+    for begin, end in _literals(escaped):
+        parts.append(_OPERATOR.sub(lambda m: f'<code class="course-operator">{m.group(0)}</code>',
+                                   escaped[start:begin]))
+        parts.append(f'<code class="course-operator">{escaped[begin:end]}</code>')
+        start = end
+    parts.append(_OPERATOR.sub(lambda m: f'<code class="course-operator">{m.group(0)}</code>', escaped[start:]))
+    return "".join(parts)
+
+
+def _literals(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each outermost balanced ``{...}`` in ``text`` holding a ``$``: an update or a stage
+    written out (``{'$set': {'a': 1}}``) is shown as one piece of code, not cut around its operators."""
+    spans, depth, begin = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                begin = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0 and "$" in text[begin:index]:
+                spans.append((begin, index + 1))
+    return spans
 
 
 def _box(kind: str, colour: str, badge: str, exercise_id: str, body_html: str, status: str = "") -> str:
@@ -99,12 +122,13 @@ class Result:
 
     @property
     def checked_summary(self) -> str:
-        """What was checked: "4 of 4 visible checks passed; 3 more run when your work is graded"."""
+        """What was checked: "4 of 4 visible checks passed; 3 more run when your work is graded" in ``check()``,
+        "7 of 7 checks, hidden ones included, passed" once graded."""
         ran = [o for o in self.outcomes if o.status is not Status.UNSUPPORTED]
         if not ran:
             return ""
         passed = sum(1 for o in ran if o.status is Status.CORRECT)
-        kind = "visible checks" if self.pending or not any(o.hidden for o in ran) else "checks"
+        kind = "visible checks" if self.pending or not any(o.hidden for o in ran) else "checks, hidden ones included,"
         text = f"{passed} of {len(ran)} {kind} passed"
         if self.pending:
             more = "1 more runs" if self.pending == 1 else f"{self.pending} more run"

@@ -69,11 +69,18 @@ class Lab:
         ]
         lines += [f"Note: {note}" for note in self.backend.notes]
         if self.backend.missing:
-            lines.append("Cannot check here:")
-            lines += [f"  - {cap}: {why}" for cap, why in self.backend.missing.items()]
+            lines.append(f"Cannot check here: {', '.join(self.backend.missing)} (print(lab.limits()) says why; "
+                         "a check that needs one says so)")
         else:
             lines.append("Every exercise can be checked on this backend.")
         return "\n".join(lines)
+
+    def limits(self) -> str:
+        """What this backend cannot check, one capability per line, and why (the details of :meth:`describe`)."""
+        if not self.backend.missing:
+            return f"{self.backend.name} can check every exercise."
+        return "\n".join([f"Cannot check on {self.backend.name}:",
+                          *(f"  - {cap}: {why}" for cap, why in self.backend.missing.items())])
 
     def __repr__(self) -> str:
         return f"<Lab {self.id} on {self.backend.name}, database {self.db.name}>"

@@ -128,6 +128,11 @@ def test_lab_describe_names_backend_and_gaps(backend):
     assert "Database: course_01" in text
     for capability in backend.missing:
         assert str(capability) in text
+    if backend.missing:  # one short line at the lab's start; the reasons on request
+        assert sum(1 for line in text.splitlines() if line.startswith("Cannot check here")) == 1
+        assert len(text.splitlines()) == 4 + len(backend.notes)
+        details = Lab("01", backend).limits()
+        assert all(f"{capability}: {why}" in details for capability, why in backend.missing.items())
 
 
 # ---- environment that must give a clear message, never a traceback or the wrong backend (issue 11) --------

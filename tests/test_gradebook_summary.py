@@ -45,3 +45,13 @@ def test_summary_names_learners_who_attempted_nothing_and_cuts_messages_at_a_wor
     assert "- cy" in idle and "ann" not in idle
     line = next(line for line in text.splitlines() if "the stock went" in line)
     assert line.endswith("again …") and "END" not in line
+
+
+def test_an_update_written_out_in_a_message_stays_one_piece_of_code():
+    message = "you sent {'$set': {'stats.n': 1}} where {'$inc': {'stats.n': 1}} was wanted; use $inc"
+    graded = [Graded("ann", Path("a/04.ipynb"), "04", [_result("04.3", Status.INCORRECT, 0, 6, message)])]
+    page = feedback_html("ann", graded)
+    assert ('<code class="course-operator">{&#x27;$set&#x27;: {&#x27;stats.n&#x27;: 1}}</code> where '
+            '<code class="course-operator">{&#x27;$inc&#x27;: {&#x27;stats.n&#x27;: 1}}</code>') in page
+    assert '&#x27;<code class="course-operator">$set' not in page  # never a code span cut inside the literal
+    assert 'use <code class="course-operator">$inc</code>' in page

@@ -311,3 +311,33 @@ def test_the_package_a_grading_sandbox_sees_has_the_grader_but_no_hidden_check(i
     assert probe_handout(instructor, graded=False)  # the probe does see the instructor's hidden bodies
     with pytest.raises(HandoutError, match="already exists"):
         learner_package(tmp_path / "kernel", root=instructor)
+
+
+def test_the_handout_readme_is_the_learners(instructor, handout, graded):
+    """No make test, no instructors' part; the lesson table, the backends and how exercises work, as the course's."""
+    from course.handout_readme import KEPT, sections
+
+    course_readme = (instructor / "README.md").read_text()
+    text = (handout.target / "README.md").read_text()
+    assert text.startswith("# Schema Design in a Schemaless Store") and "make lab" in text
+    assert "make test" not in text.replace("no `make test` here", "") and "## For instructors" not in text and "course grade" not in text
+    kept = sections(course_readme)
+    for name in KEPT:
+        assert f"## {name}" in text
+    assert kept["How exercises work"] in text  # taken as it is: the two READMEs never disagree
+    assert "| 08 |" in text and "## Handing in" in text and "no `make test` here" in text
+    assert "withheld until your work is graded" in (graded.target / "README.md").read_text()
+    assert "withheld until" not in text
+
+
+def test_make_test_in_a_handout_says_what_it_is(handout):
+    done = subprocess.run(["make", "test"], cwd=handout.target, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "this is a learners' hand-out" in done.stdout, (done.stdout, done.stderr)
+    assert not (handout.target / ".venv").exists()  # said before building anything
+
+
+def test_a_readme_without_a_kept_section_stops_the_handout():
+    from course.handout_readme import learner_readme
+
+    with pytest.raises(ValueError, match="How exercises work"):
+        learner_readme("# Title\n\nIntro.\n\n## What the course covers\n\nx\n")
