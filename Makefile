@@ -7,7 +7,7 @@
 #   make prereqs  install the system packages the course uses (bubblewrap, swig, gcc, chromium), or say how
 #   make help     list all targets
 #
-# Each target first installs the system packages it needs (course/prereqs.py: as root with apt-get, or
+# Each target first installs the system packages it needs (course/setup/prereqs.py: as root with apt-get, or
 # through sudo -n), or says what to run and what is lost without them; make test stops when bubblewrap is
 # missing (its containment tests would prove nothing), make lab goes on.
 #
@@ -34,7 +34,7 @@ WORK        ?= work
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
 # The system prerequisites (standard library only, so any python3 runs it before .venv exists).
-PREREQS     = "$$(command -v python3 || command -v python3.13 || echo python3)" -I course/prereqs.py
+PREREQS     = "$$(command -v python3 || command -v python3.13 || echo python3)" -I course/setup/prereqs.py
 # Which target's prerequisites the venv recipe installs, and how WiredTiger is built (set per target below).
 PREREQS_FOR := venv
 STORAGE     := foreground
@@ -57,7 +57,7 @@ prereqs: ## install the system packages the course uses, or say how (and what ea
 # Build (or re-use) .venv.  Re-installs only when pyproject.toml or the venv's
 # Python changed since the last install (a hash kept in $(STAMP)).  First the system
 # prerequisites of the target that asked for .venv; then, once the course is installed,
-# WiredTiger (course/storage_build.py: built once per machine, its wheel kept in ~/.cache/course).
+# WiredTiger (course/setup/storage_build.py: built once per machine, its wheel kept in ~/.cache/course).
 venv: ## create .venv (Python >= 3.13 preferred) and install the course
 	@$(PREREQS) --for $(PREREQS_FOR)
 	is_313() { "$$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 13) else 1)' >/dev/null 2>&1; }
@@ -118,8 +118,8 @@ venv: ## create .venv (Python >= 3.13 preferred) and install the course
 	# WiredTiger (MongoDB's storage engine) for lesson 04's storage figures, from source: it needs swig and a
 	# C compiler; without them lesson 04 shows the seed's figures, labelled.
 	case "$(STORAGE)" in
-	  background) $(VENV_PYTHON) -m course.storage_build --background ;;
-	  foreground) $(VENV_PYTHON) -m course.storage_build || true ;;
+	  background) $(VENV_PYTHON) -m course.setup.storage_build --background ;;
+	  foreground) $(VENV_PYTHON) -m course.setup.storage_build || true ;;
 	  *) : ;;
 	esac
 
@@ -145,11 +145,11 @@ lab: venv ## start JupyterLab on your work/ folder (127.0.0.1 only, with a login
 	$(VENV)/bin/course work --labs labs --into $(WORK)
 	# No news or update checks (they call out to the internet): JupyterLab's settings overrides.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp course/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	# A spare kernel, started and warmed ahead, is handed to the next lab opened (course/spare_kernels.py).
+	cp course/lab/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	# A spare kernel, started and warmed ahead, is handed to the next lab opened (course/lab/spare_kernels.py).
 	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
 	  --ServerApp.port_retries=50 --ServerApp.root_dir=$(WORK) \
-	  --ServerApp.kernel_manager_class=course.spare_kernels.SpareKernelManager $$root_flag $(LAB_ARGS)
+	  --ServerApp.kernel_manager_class=course.lab.spare_kernels.SpareKernelManager $$root_flag $(LAB_ARGS)
 
 # Phases run one after another; all run even if one fails, then make fails.
 # nbval over an empty notebook directory is skipped (a note says so); when the
@@ -194,7 +194,11 @@ test: not-a-handout venv ## run the tests, then every solution and lab notebook
 	# The grader's containment tests fail (never skip) without the sandbox (tests/conftest.py).
 	export COURSE_REQUIRE_SANDBOX=1
 	echo "Python: $$($(VENV_PYTHON) -c 'import platform; print(platform.python_version())');" \
-	  "backend: $$($(VENV_PYTHON) -c 'from course.backends import open_backend; print(open_backend().description)' 2>&1 | tail -n 1)"
+	  "backend: $$($(VENV_PYTHON) -c 'from course.store.backends import open_backend; print(open_backend().description)' 2>&1 | tail -n 1)"
+	echo; echo "=== phase imports: lint-imports (the package's layers, [tool.importlinter] in pyproject.toml)"
+	verdict=passed; $(VENV)/bin/lint-imports --no-cache || { verdict=FAILED; failed+=(imports); }
+	report+=("$$(printf '%-16s %-18s' imports "$$verdict")")
+	[ -z "$${TEST_SUMMARY_FILE:-}" ] || printf '%-16s %-18s\n' imports "$$verdict" >> "$$TEST_SUMMARY_FILE"
 	phase tests -- tests/
 	notebooks solutions solutions correct
 	notebooks labs labs not_attempted

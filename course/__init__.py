@@ -4,8 +4,8 @@ Learners use two names from here: :func:`start_lab`, the first call of every
 lab, and ``____``, the placeholder that marks an answer still to write.
 """
 
-from course.placeholder import ____
-from course.session import start_lab
+from course.engine.placeholder import ____
+from course.engine.version import VERSION as __version__
+from course.lab.session import start_lab
 
 __all__ = ["start_lab", "____", "__version__"]
-__version__ = "0.1.0"

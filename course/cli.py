@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_release(args: argparse.Namespace) -> int:
     """``course release``: generate (or ``--check``) the labs."""
-    from course.release import check, release, solution_notebooks
+    from course.handout.release import check, release, solution_notebooks
 
     if args.to is not None:
         return run_handout(args)
@@ -132,7 +132,7 @@ def run_release(args: argparse.Namespace) -> int:
 
 def run_handout(args: argparse.Namespace) -> int:
     """``course release --to DIR``: copy what learners get into DIR."""
-    from course.handout import HandoutError, make_handout
+    from course.handout.build import HandoutError, make_handout
 
     try:
         report = make_handout(args.to, force=args.force, graded=args.graded)
@@ -149,7 +149,7 @@ def run_handout(args: argparse.Namespace) -> int:
     return 0
 
 
-HANDOUT_MARKER = ".course-handout"  #: the file ``course release --to`` writes at a hand-out's top (course.handout)
+HANDOUT_MARKER = ".course-handout"  #: the file ``course release --to`` writes at a hand-out's top (course.handout.build)
 
 
 def _inside_handout(folder: Path) -> Path | None:
@@ -163,7 +163,7 @@ def _inside_handout(folder: Path) -> Path | None:
 def run_grade(args: argparse.Namespace) -> int:
     """``course grade``: grade every submission and write the gradebook and feedback."""
     try:
-        from course.backends import BackendError
+        from course.store.backends import BackendError
         from course.grading.batch import grade_class
         from course.grading.runner import Limits
         from course.grading.sandbox import LOST_WITHOUT_SANDBOX, sandbox_problem
@@ -235,7 +235,7 @@ def run_grade(args: argparse.Namespace) -> int:
 def run_doctor(args: argparse.Namespace) -> int:
     """``course doctor``: describe the environment (exit 1 when the backend cannot be opened or the course's
     patches do not fit the installed release)."""
-    from course.doctor import report
+    from course.doctor.report import report
 
     code, text = report()
     print(text, file=sys.stdout if code == 0 else sys.stderr)
@@ -244,8 +244,8 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 def run_reset(args: argparse.Namespace) -> int:
     """``course reset LAB``: drop the lab's databases (and only those)."""
-    from course.backends import BackendError, open_backend
-    from course.namespace import NamespaceError, check_lab_id, guard, lab_databases
+    from course.store.backends import BackendError, open_backend
+    from course.store.namespace import NamespaceError, check_lab_id, guard, lab_databases
 
     try:
         check_lab_id(args.lab)
@@ -266,7 +266,7 @@ def run_reset(args: argparse.Namespace) -> int:
 
 def run_work(args: argparse.Namespace) -> int:
     """``course work``: fill the learner's work folder from labs/, keeping every file already there."""
-    from course.workspace import fill_work_folder
+    from course.lab.workspace import fill_work_folder
 
     if not args.labs.is_dir():
         print(f"course work: {args.labs} is not a folder of labs", file=sys.stderr)
@@ -301,7 +301,7 @@ COMMANDS["merge"] = COMMANDS["export"] = run_merge_or_export
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``course`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from course.engine_imports import skip_unused_imports
+    from course.store.engine_imports import skip_unused_imports
 
     skip_unused_imports()  # nbformat imports jsonschema too: 1.8 s of every command, for nothing
     parser = build_parser()

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from course.backends import close_all, mongoeco_available, open_mongoeco, open_mongomock, open_server
-from course.session import Lab
+from course.store.backends import close_all, mongoeco_available, open_mongoeco, open_mongomock, open_server
+from course.lab.session import Lab
 
 #: ``COURSE_REQUIRE_SANDBOX=1`` (set by make test and .ci/run): a containment test fails, never skips, when the
 #: grader's sandbox cannot run here, since a suite that skips them proves nothing about the grader.

@@ -1,13 +1,13 @@
-"""Backend choice: the rules of course.backends, and what each backend declares it lacks."""
+"""Backend choice: the rules of course.store.backends, and what each backend declares it lacks."""
 
 import sys
 
 import pytest
 
-from course.backends import BackendError, _open, is_loopback, open_backend, redact, uri_hosts
-from course.capabilities import Capability, capabilities_of
-from course.namespace import NamespaceError, database_name, guard, lab_databases
-from course.session import Lab
+from course.store.backends import BackendError, _open, is_loopback, open_backend, redact, uri_hosts
+from course.store.capabilities import Capability, capabilities_of
+from course.store.namespace import NamespaceError, database_name, guard, lab_databases
+from course.lab.session import Lab
 
 
 def test_unreachable_server_stops_with_a_clear_message():

@@ -8,8 +8,8 @@ from bson.decimal128 import Decimal128
 from bson.int64 import Int64
 from bson.objectid import ObjectId
 
-from course.capabilities import Capability
-from course.census import (DECODED, INT32_MAX, QUERIES, Census, bson_type_of, document_types, encoded_type,
+from course.store.capabilities import Capability
+from course.toolkit.census import (DECODED, INT32_MAX, QUERIES, Census, bson_type_of, document_types, encoded_type,
                            ids_of_type, shape_census, type_census)
 
 

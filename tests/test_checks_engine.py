@@ -9,7 +9,7 @@ import time
 import pymongo
 import pytest
 
-from course.backends import mongoeco_available
+from course.store.backends import mongoeco_available
 from course.grading.checkdb import ChecksDatabase, open_checks_databases
 
 pytestmark = pytest.mark.skipif(not mongoeco_available(), reason="the checks' engine is mongoeco (Python >= 3.13)")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from course.backends import open_backend
+from course.store.backends import open_backend
 from course.cli import main
 
 
@@ -166,7 +166,7 @@ def _mini_course(root):
         (root / folder).mkdir()
         for lab in ("00-start-here.ipynb", "01-design-for-reads.ipynb"):
             shutil.copy(real / folder / lab, root / folder / lab)
-    from course.release import release
+    from course.handout.release import release
 
     release(root / "solutions", root / "labs", force=True)  # up to date with these solutions, whatever labs/ holds
     (root / "data").mkdir()
@@ -179,13 +179,13 @@ def _mini_course(root):
 
 
 def test_handout_has_labs_package_and_data_but_no_solutions_or_tests(tmp_path):
-    from course.handout import HandoutError, make_handout
+    from course.handout.build import HandoutError, make_handout
 
     root = _mini_course(tmp_path / "repo")
     report = make_handout(tmp_path / "out", root=root)
     names = {p.relative_to(tmp_path / "out").as_posix() for p in report.files}
     assert {"labs/00-start-here.ipynb", "labs/01-design-for-reads.ipynb", "course/__init__.py",
-            "course/exercise.py", "data/sample.json", "pyproject.toml", "README.md", "Makefile"} <= names
+            "course/engine/exercise.py", "data/sample.json", "pyproject.toml", "README.md", "Makefile"} <= names
     assert not any(n.startswith(("solutions/", "tests/", ".ci/", "course/grading/")) for n in names)
     assert not (tmp_path / "out" / "solutions").exists() and not (tmp_path / "out" / "tests").exists()
     with pytest.raises(HandoutError, match="earlier hand-out"):
@@ -201,7 +201,7 @@ def test_handout_has_labs_package_and_data_but_no_solutions_or_tests(tmp_path):
 
 
 def test_handout_refuses_labs_out_of_date_with_the_solutions(tmp_path):
-    from course.handout import HandoutError, make_handout
+    from course.handout.build import HandoutError, make_handout
 
     root = _mini_course(tmp_path / "repo")
     lab = root / "labs" / "01-design-for-reads.ipynb"
@@ -229,7 +229,7 @@ def test_the_handout_installs_and_imports(tmp_path):
     from pathlib import Path
 
     root = _mini_course(tmp_path / "repo")
-    from course.handout import make_handout
+    from course.handout.build import make_handout
 
     out = tmp_path / "handout"
     make_handout(out, root=root)
@@ -258,7 +258,7 @@ def test_the_handout_installs_and_imports(tmp_path):
 
 def test_grading_inside_a_handout_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
     from course.cli import HANDOUT_MARKER
-    from course.handout import MARKER
+    from course.handout.build import MARKER
 
     assert HANDOUT_MARKER == MARKER  # the file course release --to writes
     (tmp_path / MARKER).write_text("course hand-out\n")

@@ -1,11 +1,11 @@
 """Lesson 04's cost story: client-side figures on every backend, claims judged on MongoDB's components."""
 
-from course.cost_story import (
+from course.toolkit.cost_story import (
     CI_SIZES, client_costs, claims, client_table, engine_table, engine_timings, seed_storage_note, storage_sizes,
     storage_table,
 )
-from course.measure import FULL_SIZES
-from course.storage_costs import StorageFigures
+from course.toolkit.measure import FULL_SIZES
+from course.toolkit.storage_costs import StorageFigures
 
 
 def test_client_half_is_exact_bytes_and_pymongo_decoding():
@@ -43,7 +43,7 @@ def test_ci_size_setting():
 
 
 def test_engine_table_says_only_what_its_rows_show():
-    from course.cost_story import EngineTiming, engine_note
+    from course.toolkit.cost_story import EngineTiming, engine_note
 
     rows = [EngineTiming("10 KB", "mongoeco", 0.25, 0.30, 8.0, 15, 10_735),
             EngineTiming("100 KB", "mongoeco", 2.0, 0.75, 130.0, 15, 108_235)]
@@ -61,7 +61,7 @@ def test_cost_plot_draws_read_and_update_bytes_on_log_scales():
     client = client_costs({"10 KB": 70, "500 KB": 3_500})
     shape = [StorageFigures("10 KB", 10_735, 20, 28_900, 21_500, 23_500, 0),
              StorageFigures("500 KB", 537_995, 3, 545_333, 538_042, 581_327, 581_328)]
-    from course.cost_story import cost_plot
+    from course.toolkit.cost_story import cost_plot
 
     for storage, source in ((shape, "WiredTiger here"), (None, "MongoDB 8.3.11 server, seed")):
         fig = cost_plot(client, storage)

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from course.datasets import MAX_TAGS, SAMPLES, catalog_products, customers_with_orders, write_samples
+from course.datasets.catalog import MAX_TAGS, SAMPLES, catalog_products, customers_with_orders, write_samples
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -27,6 +27,6 @@ def test_customers_and_orders_reference_each_other():
 def test_committed_samples_match_the_generators(tmp_path):
     for path in write_samples(tmp_path):
         committed = DATA / path.name
-        assert committed.exists(), f"data/{path.name} is missing: run course.datasets.write_samples('data')"
+        assert committed.exists(), f"data/{path.name} is missing: run course.datasets.catalog.write_samples('data')"
         assert json.loads(committed.read_text()) == json.loads(path.read_text())
     assert set(SAMPLES) <= {p.name for p in DATA.glob("*.json")}

@@ -2,7 +2,7 @@
 
 import re
 
-from course.datasets_legacy import (CATEGORIES, CURRENT_VERSION, INT32_MAX, POPULAR_ID, SKU_PATTERN, as_version,
+from course.datasets.legacy import (CATEGORIES, CURRENT_VERSION, INT32_MAX, POPULAR_ID, SKU_PATTERN, as_version,
                                     broken_products, feed_rows, legacy_catalog, pounds, valid_products)
 
 

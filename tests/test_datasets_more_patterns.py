@@ -1,6 +1,6 @@
 """Lesson 07's seeded data: same seed, same documents, and the traps the lesson's checks rely on."""
 
-from course import datasets_more_patterns as d
+from course.datasets import more_patterns as d
 
 
 def test_generators_are_deterministic():

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course import prereqs
+from course.setup import prereqs
 from test_prereqs import path_without
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,14 +15,14 @@ import types
 
 import pytest
 
-from course import engine_imports
-from course.backends import mongoeco_available
+from course.store import engine_imports
+from course.store.backends import mongoeco_available
 
 needs_mongoeco = pytest.mark.skipif(not mongoeco_available(), reason="mongoeco needs Python >= 3.13")
 
 START = """
 import json, sys
-from course.engine_imports import DEFERRED_FUNCTIONS, DEFERRED_MODULES, SKIPPED_IMPORTS, skip_unused_imports
+from course.store.engine_imports import DEFERRED_FUNCTIONS, DEFERRED_MODULES, SKIPPED_IMPORTS, skip_unused_imports
 if not {defer}:  # import them before the course could defer them: it leaves imported modules as they are
     import importlib
     for name in SKIPPED_IMPORTS:
@@ -34,9 +34,9 @@ skip_unused_imports()
 
 #: uses every deferred module after the course has started a lab; prints what it got, as JSON
 USES = """
-from course.session import start_lab
+from course.lab.session import start_lab
 lab = start_lab("01", show=False)
-from course.engine_imports import is_deferred
+from course.store.engine_imports import is_deferred
 deferred_after_start = sorted(n for n in [*DEFERRED_FUNCTIONS, *DEFERRED_MODULES] if is_deferred(n))
 import mongoeco
 db = mongoeco.MongoClient().geo_probe
@@ -83,8 +83,8 @@ def test_every_stand_in_is_a_function_of_the_real_module():
     """A stand-in only ever replaces a function: never a class or a constant someone tests against."""
     probe = START.format(defer=True) + textwrap.dedent("""
         import inspect
-        from course.session import start_lab
-        from course.engine_imports import is_deferred, stand_in_names
+        from course.lab.session import start_lab
+        from course.store.engine_imports import is_deferred, stand_in_names
         start_lab("01", show=False)
         report = {}
         for name in DEFERRED_FUNCTIONS:

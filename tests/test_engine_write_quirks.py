@@ -1,4 +1,4 @@
-"""The quirks of course/equality_scans.py and course/merge_on_fields.py: a server's answers, on every backend.
+"""The quirks of course/store/mongoeco/equality_scans.py and course/store/mongoeco/merge_on_fields.py: a server's answers, on every backend.
 
 Each test states what a MongoDB server answers; on mongoeco the course's patches must give the same (their
 fast paths decide only cases a server decides the same way), and on mongomock what it implements.
@@ -108,7 +108,7 @@ def test_compound_index_lookups_keep_array_matches(db):
     assert [d["_id"] for d in db.u.find({"a": 5, "b": 2, "_id": {"$gt": 0}})] == [1]
 
 
-# --- course/numeric_types.py and course/command_arguments.py: what pymongo against a server answers -----------
+# --- course/store/mongoeco/numeric_types.py and course/store/mongoeco/command_arguments.py: what pymongo against a server answers -----------
 
 
 def _mongoeco_only(backend, what):

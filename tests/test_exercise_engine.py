@@ -3,13 +3,13 @@
 import pytest
 
 from course import ____
-from course.capabilities import Capability
-from course.exercise import (
+from course.store.capabilities import Capability
+from course.engine.exercise import (
     EXPECT_VARIABLE, GRADED_OUTSIDE_VARIABLE, Exercise, Incorrect, LearnerRaised, UnexpectedStatus, engine_cannot,
     hidden, visible,
 )
-from course.results import Result, Status
-from course.session import Lab
+from course.engine.results import Result, Status
+from course.lab.session import Lab
 
 
 class Double(Exercise):
@@ -235,7 +235,7 @@ def test_a_hidden_check_shows_what_the_learner_raised_by_its_type_only(lab):
 
 
 def test_a_grading_limit_is_the_assertions_error_whatever_the_learner_catches(lab):
-    from course.exercise import GradingLimit
+    from course.engine.exercise import GradingLimit
 
     def writes_too_much(x):
         raise GradingLimit("double: this notebook's functions wrote more than 256 MiB")
@@ -267,7 +267,7 @@ def test_two_passes_give_the_verdict_and_score_of_one(lab, which):
 
 
 def test_a_hidden_assertion_that_fails_says_a_fixed_sentence_when_graded(lab):
-    from course import hidden_messages
+    from course.engine import hidden_messages
 
     wrong = {"double": ANSWERS["wrong on negatives"]}
     graded = _graded(Double, lab, wrong)
@@ -281,7 +281,7 @@ def test_a_hidden_assertion_that_fails_says_a_fixed_sentence_when_graded(lab):
 
 
 def test_a_made_up_exception_class_is_named_by_its_known_base():
-    from course.hidden_messages import safe_type_name
+    from course.engine.hidden_messages import safe_type_name
 
     assert safe_type_name(("Leak_secret_data", "KeyError", "LookupError", "Exception")) == "a subclass of KeyError"
     assert safe_type_name(("ValueError", "Exception")) == "ValueError"

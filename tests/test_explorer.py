@@ -1,6 +1,6 @@
 """Lesson 04's pattern explorer, headless: set slider values, read the advice."""
 
-from course.explorer import SIZE_LIMIT, PatternExplorer, advise, document_bytes
+from course.toolkit.explorer import SIZE_LIMIT, PatternExplorer, advise, document_bytes
 
 
 def test_advice_follows_the_sizes():
@@ -41,7 +41,7 @@ def test_widgets_have_stable_classes_and_descriptions():
 
 
 def test_size_labels_say_how_far_past_the_limit():
-    from course.explorer import size_label
+    from course.toolkit.explorer import size_label
 
     assert "67.6x the 16 MiB limit" in size_label(1_134_000_400)
     assert "over 1 MiB" in size_label(2_000_000) and "limit" not in size_label(2_000_000)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from course.grading.gradebook import feedback_html, summary_text
 from course.grading.runner import Graded
-from course.results import Result, Status
+from course.engine.results import Result, Status
 
 
 def _result(exercise, status, score, max_score=6.0, message=""):

@@ -20,10 +20,10 @@ from course.grading.runner import (
 )
 from course.grading.sandbox import KERNEL_PATH_VARIABLE
 from course.grading.submissions import UsageError, find_submissions
-from course.hidden_messages import INCORRECT
-from course.notebooks import read_notebook, write_notebook
-from course.release import make_lab
-from course.results import Result, Status
+from course.engine.hidden_messages import INCORRECT
+from course.handout.notebooks import read_notebook, write_notebook
+from course.handout.release import make_lab
+from course.engine.results import Result, Status
 from support import fake_lesson
 from support.fake_lesson import code, notebook
 
@@ -223,7 +223,7 @@ def test_lab_01_is_graded_not_attempted(monkeypatch, tmp_path):
         write_notebook(make_lab(read_notebook(solution), "01", "solutions/" + lab.name), lab)
     graded = grade_notebook(lab, "blank", sandbox=_SANDBOX)
     assert graded.lab == "01" and graded.results
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if mongoeco_available() or os.environ.get("MONGODB_URI"):
         assert {r.status for r in graded.results} == {Status.NOT_ATTEMPTED}

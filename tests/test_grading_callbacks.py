@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import __main__
 import pytest
 
-from course.exercise import LearnerRaised
+from course.engine.exercise import LearnerRaised
 from course.grading import agent
 from course.grading.remote import AgentLink, answer_values
 
@@ -49,7 +49,7 @@ def passes_a_function_back(items, sleep, log):
 def linked(tmp_path, monkeypatch, **answers):
     for name, value in answers.items():
         monkeypatch.setattr(__main__, name, value, raising=False)
-    monkeypatch.setattr("course.exercise.notebook_namespace", lambda: vars(__main__))
+    monkeypatch.setattr("course.engine.exercise.notebook_namespace", lambda: vars(__main__))
     path = str(tmp_path / "channel.sock")
     link = AgentLink(path, relay=None, call_timeout=20, interrupt=lambda: None)
     thread = threading.Thread(target=agent.serve, args=(path, "token", str(tmp_path / "db.sock")), daemon=True)

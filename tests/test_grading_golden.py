@@ -12,7 +12,7 @@ import pytest
 
 from course.cli import main
 from course.grading.gradebook import BASE_COLUMNS, COLUMNS, TOTAL_COLUMNS
-from course.hidden_messages import INCORRECT
+from course.engine.hidden_messages import INCORRECT
 from support import fake_lesson, golden_class
 from support.golden_class import EXPECTED, FEEDBACK, FLAGGED, SENTINEL
 

@@ -20,8 +20,8 @@ from course.grading.runner import Limits, describe_cell, grade_notebook, lab_exe
 from course.grading.sandbox import base_arguments, sandboxed
 from course.grading.secret import SecretTestError, hidden_for, load_secret_tests
 from course.grading.submissions import find_empty
-from course.recording import RecordingCollection
-from course.results import Result, Status
+from course.engine.recording import RecordingCollection
+from course.engine.results import Result, Status
 from support.fake_lesson import code, notebook
 
 from test_grading import _SANDBOX, fake_lab  # noqa: F401 - fixture
@@ -88,7 +88,7 @@ def test_generators_and_cursors_come_back_as_lists():
 
 def test_a_returned_cursor_or_generator_remembers_it_was_not_a_list():
     # "return a list (not the cursor itself)": the grader must see what the learner's function returned
-    from course.exercise import Exercise, Incorrect
+    from course.engine.exercise import Exercise, Incorrect
     from course.grading.channel import Materialised
 
     encoder = Encoder(materialise=True)
@@ -354,7 +354,7 @@ def test_the_sandbox_binds_the_environment_read_only_and_nothing_of_the_class(tm
     assert package in read_only
     over = [arguments[i + 1] for i, a in enumerate(arguments) if a == "--ro-bind" and arguments[i + 2] == package]
     assert len(over) == 2 and over[-1].endswith("/course") and over[-1] != package  # the learners' copy on top
-    assert "raise NotImplementedError" in Path(over[-1], "lessons", "lesson01.py").read_text()
+    assert "raise NotImplementedError" in Path(over[-1], "lessons", "lesson01", "__init__.py").read_text()
     repository = Path(course.__file__).resolve().parents[1]
     assert not any(Path(p) in (repository, repository / "tests", Path("/root"), Path("/")) for p in read_only)
     assert {"--unshare-all", "--die-with-parent", "--new-session", "--clearenv"} <= set(arguments)

@@ -145,7 +145,7 @@ def test_a_rerun_keeps_every_result_it_can_verify(hostile, tmp_path):
 
 @pytest.fixture(scope="module")
 def db_class(tmp_path_factory):
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not (mongoeco_available() or os.environ.get("MONGODB_URI")):
         pytest.skip("lab 98's checks need the checks' database (mongoeco on Python >= 3.13, or MONGODB_URI)")

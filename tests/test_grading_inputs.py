@@ -17,8 +17,8 @@ from course.grading import store
 from course.grading.gradebook import spreadsheet_safe, write_reports
 from course.grading.runner import Graded
 from course.grading.submissions import UsageError, check_out_location, scan
-from course.notebooks import MAX_DEPTH, NotebookError, read_notebook, write_notebook
-from course.results import Result, Status
+from course.handout.notebooks import MAX_DEPTH, NotebookError, read_notebook, write_notebook
+from course.engine.results import Result, Status
 from support import fake_lesson, golden_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def test_malformed_notebooks_are_refused_with_the_reason(tmp_path, text, fragmen
     ("notes.ipynb", {"course": "04"}),  # neither
 ])
 def test_the_lab_read_before_grading_is_the_lab_the_notebook_is_graded_as(tmp_path, name, metadata):
-    from course.notebooks import lab_id_of, read_lab_id
+    from course.handout.notebooks import lab_id_of, read_lab_id
 
     path = tmp_path / name
     path.write_text(json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": metadata}))
@@ -87,7 +87,7 @@ def test_the_lab_read_before_grading_is_the_lab_the_notebook_is_graded_as(tmp_pa
     '{"nbformat": 4}', "[]", _nested(MAX_DEPTH + 1), b"\xff\xfe".decode("latin-1"),
 ])
 def test_the_lab_of_a_malformed_notebook_is_a_lab_none_or_a_notebook_error(tmp_path, text):
-    from course.notebooks import read_lab_id
+    from course.handout.notebooks import read_lab_id
 
     path = tmp_path / "01-bad.ipynb"
     path.write_text(text)

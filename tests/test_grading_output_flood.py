@@ -42,7 +42,7 @@ FLOODS = {
 
 
 def _grade(root: Path, learners: dict[str, str]) -> tuple[dict, list[dict], Path]:
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     for learner, extra in learners.items():
         nb = golden_class.solution()

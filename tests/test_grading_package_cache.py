@@ -32,7 +32,7 @@ def checkout(tmp_path, monkeypatch) -> SimpleNamespace:
             destination.write_text(source.read_text())
         return package
 
-    monkeypatch.setattr("course.handout.learner_package", make)
+    monkeypatch.setattr("course.handout.build.learner_package", make)
     return SimpleNamespace(root=root, calls=calls)
 
 
@@ -76,12 +76,12 @@ def test_only_the_most_recent_copies_are_kept(checkout):
 
 
 def test_an_unsafe_copy_is_refused_and_not_kept(checkout, monkeypatch):
-    from course.handout import HandoutError
+    from course.handout.build import HandoutError
 
     def unsafe(target: Path, *, root: Path) -> Path:
         raise HandoutError("the learners' copy of the package is not safe: a hidden check is left in")
 
-    monkeypatch.setattr("course.handout.learner_package", unsafe)
+    monkeypatch.setattr("course.handout.build.learner_package", unsafe)
     with pytest.raises(HandoutError, match="not safe"):
         package_cache.cached_learner_package(checkout.root)
     assert not [p for p in package_cache.cache_folder().iterdir()]

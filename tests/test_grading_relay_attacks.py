@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from course.backends import mongoeco_available
+from course.store.backends import mongoeco_available
 from course.grading.execution import HIDDEN_GRACE_MAX
 from course.grading.sandbox import sandbox_problem
 from support import fake_lesson, relay_attacks, tree_memory
@@ -372,7 +372,7 @@ def own_package_cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("how", sorted(POISONERS))
 def test_a_poisoned_package_cache_changes_no_later_grade(tmp_path, own_package_cache, how):
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     cache = own_package_cache
     honest = tmp_path / "honest"

@@ -151,7 +151,7 @@ def test_a_duplicate_document_sequence_is_refused():
 
 @pytest.fixture(scope="module")
 def engine():
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not mongoeco_available():
         pytest.skip("needs mongoeco (Python >= 3.13) for the engine behind the relay")

@@ -15,7 +15,7 @@ import pytest
 
 from course.grading.batch import grade_class
 from course.grading.runner import Limits
-from course.notebooks import write_notebook
+from course.handout.notebooks import write_notebook
 from support import golden_class
 
 from test_grading import TESTS, _install
@@ -108,7 +108,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
 def test_force_regrades_and_a_grader_failure_is_an_error_row_not_a_stopped_run(tmp_path, monkeypatch):
     import course.grading.batch as batch
     from course.grading.runner import Graded
-    from course.results import Result, Status
+    from course.engine.results import Result, Status
 
     _install(monkeypatch)
     submissions = _write(tmp_path)

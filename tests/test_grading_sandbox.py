@@ -14,11 +14,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.exercise import LearnerRaised
+from course.engine.exercise import LearnerRaised
 from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
 from course.grading.remote import learner_raised
 from course.grading.sandbox import LOST_WITHOUT_SANDBOX, sandbox_problem
-from course.results import Status
+from course.engine.results import Status
 from support import fake_lesson, golden_class
 
 from test_grading import _install
@@ -98,7 +98,7 @@ def test_without_bubblewrap_grading_refuses_unless_told_unsandboxed(monkeypatch,
 @pytest.mark.slow
 def test_unsandboxed_grading_still_computes_verdicts_outside_the_kernel(monkeypatch, tmp_path):
     from course.grading.runner import grade_notebook
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     _install(monkeypatch)
     monkeypatch.setenv("COURSE_BACKEND", "mongomock")

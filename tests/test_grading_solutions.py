@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from course.backends import open_backend
+from course.store.backends import open_backend
 from course.cli import main
 from course.lessons import MODULES, lesson
 from support import fake_lesson

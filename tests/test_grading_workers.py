@@ -150,8 +150,8 @@ grade_all([1, 2], 2, grade, started, finished, lost, processes=True)
 def test_with_several_jobs_the_largest_notebooks_are_graded_first(tmp_path, monkeypatch):
     import course.grading.batch as batch
     from course.grading.runner import Graded
-    from course.notebooks import write_notebook
-    from course.results import Result, Status
+    from course.handout.notebooks import write_notebook
+    from course.engine.results import Result, Status
     from support import golden_class
 
     from test_grading import _install

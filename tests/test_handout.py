@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from course.cli import main
-from course.handout import HandoutError, make_handout
-from course.handout_check import statements, verify_handout
-from course.release import release
-from course.withhold import STUB_PREFIX, WITHHELD_SOLUTION, drop_unused, hidden_assertions, withhold
+from course.handout.build import HandoutError, make_handout
+from course.handout.check import statements, verify_handout
+from course.handout.release import release
+from course.handout.withhold import STUB_PREFIX, WITHHELD_SOLUTION, drop_unused, hidden_assertions, withhold
 
 REAL = Path(__file__).resolve().parents[1]
 LABS = ("00-start-here.ipynb", "01-design-for-reads.ipynb")
@@ -62,7 +62,7 @@ def graded(instructor, tmp_path_factory):
 
 def _hidden(instructor: Path) -> list:
     found = []
-    for path in sorted((instructor / "course" / "lessons").glob("*.py")):
+    for path in sorted((instructor / "course" / "lessons").rglob("*.py")):
         found += hidden_assertions(path.read_text(), path.name)
     return found
 
@@ -78,7 +78,7 @@ def _run(handout: Path, code: str) -> dict:
 
 def test_the_handout_has_no_grader_solutions_or_tests(handout):
     names = {p.relative_to(handout.target).as_posix() for p in handout.files}
-    assert {"labs/00-start-here.ipynb", "course/__init__.py", "course/exercise.py", "pyproject.toml"} <= names
+    assert {"labs/00-start-here.ipynb", "course/__init__.py", "course/engine/exercise.py", "pyproject.toml"} <= names
     assert not any(n.startswith(("solutions/", "tests/", "course/grading/")) for n in names)
     assert not (handout.target / "course" / "grading").exists()
     assert not list(handout.target.rglob("__pycache__"))  # the release's own import check wrote nothing there
@@ -104,7 +104,7 @@ def test_no_hidden_assertion_name_or_body_is_anywhere_in_the_handout(instructor,
 _CHECKS = """
     import inspect, json
     import course, course.lessons
-    from course.session import start_lab
+    from course.lab.session import start_lab
     out = {"package": course.__file__, "sources": [], "checks": {}}
     for lab, name in course.lessons.MODULES.items():
         module = __import__("course.lessons." + name, fromlist=["x"])
@@ -164,9 +164,9 @@ def test_a_graded_handout_withholds_every_solution(instructor, graded):
 
 def test_the_transform_follows_aliases_and_withholds_helpers_only_hidden_checks_use():
     source = textwrap.dedent('''
-        from course.exercise import Exercise, Incorrect, visible
-        from course.exercise import hidden as graded_only
-        import course.exercise as engine
+        from course.engine.exercise import Exercise, Incorrect, visible
+        from course.engine.exercise import hidden as graded_only
+        import course.engine.exercise as engine
 
         EDGE_SIZES = (0, 1, 97)
         SHARED = 5
@@ -225,7 +225,7 @@ def test_the_transform_follows_aliases_and_withholds_helpers_only_hidden_checks_
 
 def test_a_hidden_check_the_transform_cannot_see_stops_the_release(instructor, tmp_path):
     root = _course(tmp_path / "repo")
-    lesson = root / "course" / "lessons" / "lesson00.py"
+    lesson = root / "course" / "lessons" / "lesson00" / "__init__.py"
     lesson.write_text(lesson.read_text() + textwrap.dedent('''
 
         def _sneaky(self, answer):
@@ -253,9 +253,9 @@ def test_verify_handout_finds_a_hidden_body_copied_elsewhere(instructor, handout
 def test_release_cli_graded_needs_to_and_says_what_was_withheld(instructor, tmp_path, capsys, monkeypatch):
     assert main(["release", "--graded"]) == 2
     assert "--graded goes with --to" in capsys.readouterr().err
-    import course.handout
+    import course.handout.build
 
-    monkeypatch.setattr(course.handout, "repository_root", lambda: instructor)
+    monkeypatch.setattr(course.handout.build, "repository_root", lambda: instructor)
     assert main(["release", "--to", str(tmp_path / "h"), "--graded"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"withheld \d+ hidden assertions", out) and "solutions withheld" in out
@@ -263,8 +263,8 @@ def test_release_cli_graded_needs_to_and_says_what_was_withheld(instructor, tmp_
 
 def test_hidden_only_data_in_a_sibling_module_is_withheld_with_its_import():
     lesson = textwrap.dedent('''
-        from course.exercise import Exercise, Incorrect, hidden, visible
-        from course.lessons.lesson99_data import (
+        from course.engine.exercise import Exercise, Incorrect, hidden, visible
+        from course.lessons.lesson99.data import (
             EDGE_CASES,
             VISIBLE_CASE,
         )
@@ -290,19 +290,19 @@ def test_hidden_only_data_in_a_sibling_module_is_withheld_with_its_import():
     out, withheld = withhold(lesson, "lesson99.py")
     texts = drop_unused({"lesson99.py": out, "lesson99_data.py": data}, [], withheld)
     assert "EDGE_CASES" not in texts["lesson99.py"] and "8191" not in texts["lesson99_data.py"]
-    assert "from course.lessons.lesson99_data import VISIBLE_CASE" in texts["lesson99.py"]
+    assert "from course.lessons.lesson99.data import VISIBLE_CASE" in texts["lesson99.py"]
     assert "VISIBLE_CASE = 20" in texts["lesson99_data.py"]
     assert [w.name for w in withheld if w.kind == "helper"] == ["EDGE_CASES"]
     compile(texts["lesson99.py"], "lesson99.py", "exec")
 
 
 def test_the_package_a_grading_sandbox_sees_has_the_grader_but_no_hidden_check(instructor, tmp_path):
-    from course.handout import learner_package
-    from course.handout_check import probe_handout
+    from course.handout.build import learner_package
+    from course.handout.check import probe_handout
 
     package = learner_package(tmp_path / "kernel", root=instructor)
     assert package == tmp_path / "kernel" / "course"
-    assert (package / "grading" / "__init__.py").is_file() and (package / "exercise.py").is_file()
+    assert (package / "grading" / "__init__.py").is_file() and (package / "engine" / "exercise.py").is_file()
     hidden = _hidden(instructor)
     flat = "\n".join("\n".join(line.strip() for line in p.read_text().splitlines() if line.strip())
                      for p in package.rglob("*.py"))
@@ -315,7 +315,7 @@ def test_the_package_a_grading_sandbox_sees_has_the_grader_but_no_hidden_check(i
 
 def test_the_handout_readme_is_the_learners(instructor, handout, graded):
     """No make test, no instructors' part; the lesson table, the backends and how exercises work, as the course's."""
-    from course.handout_readme import KEPT, sections
+    from course.handout.readme import KEPT, sections
 
     course_readme = (instructor / "README.md").read_text()
     text = (handout.target / "README.md").read_text()
@@ -337,7 +337,7 @@ def test_make_test_in_a_handout_says_what_it_is(handout):
 
 
 def test_a_readme_without_a_kept_section_stops_the_handout():
-    from course.handout_readme import learner_readme
+    from course.handout.readme import learner_readme
 
     with pytest.raises(ValueError, match="How exercises work"):
         learner_readme("# Title\n\nIntro.\n\n## What the course covers\n\nx\n")

@@ -3,8 +3,8 @@
 import bson
 import pytest
 
-from course import measure
-from course.capabilities import Capability
+from course.toolkit import measure
+from course.store.capabilities import Capability
 
 
 def test_events_are_about_155_bytes_and_sizes_match_the_seed():

@@ -4,14 +4,14 @@ from html import escape
 
 import pytest
 
-from course.capabilities import Capability
-from course.datasets_migration import (INT32_MAX, NO_PHONE_IDS, OVERFLOW_ID, SMALL_LONG_ID, legacy_orders,
+from course.store.capabilities import Capability
+from course.datasets.migration import (INT32_MAX, NO_PHONE_IDS, OVERFLOW_ID, SMALL_LONG_ID, legacy_orders,
                                        seed_orders)
-from course.migration_audit import (CensusUnsupported, expected_census, format_census, group_census,
+from course.toolkit.migration_audit import (CensusUnsupported, expected_census, format_census, group_census,
                                     type_census)
-from course.migration_sim import (NOT_MIGRATED, careful_batches, migrate_ids, naive_batches, new_field_lookup,
+from course.toolkit.migration_sim import (NOT_MIGRATED, careful_batches, migrate_ids, naive_batches, new_field_lookup,
                                   simulate, v2_only_reader)
-from course.migration_view import SimulationView
+from course.toolkit.migration_view import SimulationView
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Keyset pagination returns the same pages as skip/limit, and its cost does not grow with depth."""
 
-from course.datasets import catalog_products
-from course.pagination import keys_examined, keyset_filter, keyset_page, skip_page
+from course.datasets.catalog import catalog_products
+from course.toolkit.pagination import keys_examined, keyset_filter, keyset_page, skip_page
 
 
 def test_keyset_pages_equal_skip_pages_to_the_end(make_lab, backend):

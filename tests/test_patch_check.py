@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from course import quirks
-from course.backends import mongoeco_available
-from course.patch_check import WRITTEN_FOR, PatchMismatch, check_replaced, source_digest, written_for
+
+from course.store.mongoeco.output_stages import _eager_output_stage
+from course.store.patching import apply_patch
+from course.store.backends import mongoeco_available
+from course.store.patch_check import WRITTEN_FOR, PatchMismatch, check_replaced, source_digest, written_for
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_mongoeco = pytest.mark.skipif(not mongoeco_available(), reason="mongoeco needs Python >= 3.13")
@@ -42,8 +44,8 @@ def test_pyproject_pins_each_patched_package_to_the_series_its_patches_were_writ
 @pytest.mark.parametrize("backend", [pytest.param("mongoeco", marks=needs_mongoeco), "mongomock"])
 def test_every_patch_fits_the_installed_release(backend):
     done = python(f"""
-        from course.backends import open_{backend}
-        from course.engine_imports import problems
+        from course.store.backends import open_{backend}
+        from course.store.engine_imports import problems
         open_{backend}()
         assert not problems(), problems()
     """)
@@ -57,9 +59,9 @@ def test_a_function_another_release_changed_is_refused_and_left_as_it_is():
 
     original = Collection.aggregate
     with pytest.raises(PatchMismatch) as refused:
-        quirks._patch(Collection, "aggregate", quirks._eager_output_stage)
+        apply_patch(Collection, "aggregate", _eager_output_stage)
     message = str(refused.value)
-    assert "course/quirks.py patches mongoeco's" in message and "Collection.aggregate" in message
+    assert "course/store/mongoeco/output_stages.py patches mongoeco's" in message and "Collection.aggregate" in message
     assert f"written for mongoeco {WRITTEN_FOR['mongoeco']}" in message and "mongoeco==4.11.*" in message
     assert source_digest(original) in message
     assert Collection.aggregate is original
@@ -86,7 +88,7 @@ def test_the_digest_is_of_the_source():
 def test_a_mismatch_leaves_mongoeco_unpatched_and_course_doctor_reports_it():
     done = python("""
         import sys
-        from course.engine_imports import skip_unused_imports
+        from course.store.engine_imports import skip_unused_imports
         skip_unused_imports()
         from mongoeco.engines import memory
         from mongoeco.api._sync.collection import Collection
@@ -102,24 +104,24 @@ def test_a_mismatch_leaves_mongoeco_unpatched_and_course_doctor_reports_it():
     """)
     assert done.returncode == 1, done
     first = done.stderr.splitlines()[:5]
-    assert first[0].startswith("Python: ") and first[1].startswith("Backend: cannot be opened: course/index_builds.py")
+    assert first[0].startswith("Python: ") and first[1].startswith("Backend: cannot be opened: course/store/mongoeco/index_builds.py")
     assert "MemoryEngine.create_index" in first[1] and "mongoeco==4.11.*" in first[1]
-    assert any(line.startswith("Patches: PROBLEM: course/index_builds.py patches mongoeco's") for line in first)
+    assert any(line.startswith("Patches: PROBLEM: course/store/mongoeco/index_builds.py patches mongoeco's") for line in first)
 
 
 @needs_mongoeco
 def test_the_encoder_patch_checks_both_functions_it_replaces():
     done = python("""
-        from course.engine_imports import skip_unused_imports
+        from course.store.engine_imports import skip_unused_imports
         skip_unused_imports()
         from mongoeco.core import codec
-        from course.codec_speed import encoding_validated_once
-        from course.patch_check import PatchMismatch
+        from course.store.mongoeco.codec_speed import encoding_validated_once
+        from course.store.patch_check import PatchMismatch
         codec.validate_bson_value = lambda value: None
         try:
             encoding_validated_once(codec)
         except PatchMismatch as error:
-            assert "course/codec_speed.py patches mongoeco's" in str(error), error
+            assert "course/store/mongoeco/codec_speed.py patches mongoeco's" in str(error), error
             assert not hasattr(codec.DocumentCodec.encode, "_course_patched")
         else:
             raise AssertionError("patched a validate_bson_value it was not written for")
@@ -131,7 +133,7 @@ def test_the_encoder_patch_checks_both_functions_it_replaces():
 def test_a_deferred_module_of_another_release_is_imported_as_usual_and_reported():
     done = python("""
         import sys
-        from course import engine_imports
+        from course.store import engine_imports
         engine_imports.WRITTEN_FOR["mongoeco.core.geo"] = "0000000000000000"
         from course.cli import main
         code = main(["doctor"])
@@ -141,5 +143,5 @@ def test_a_deferred_module_of_another_release_is_imported_as_usual_and_reported(
     """)
     assert done.returncode == 1, done
     patches = next(line for line in done.stderr.splitlines() if line.startswith("Patches: "))
-    assert "PROBLEM: course/engine_imports.py patches mongoeco's module mongoeco.core.geo" in patches
+    assert "PROBLEM: course/store/engine_imports.py patches mongoeco's module mongoeco.core.geo" in patches
     assert "imported as usual" in patches

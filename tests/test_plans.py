@@ -2,7 +2,7 @@
 
 import pytest
 
-from course.plans import PlanSummary, classify_filter, plan_for, simulate, summarise_explain
+from course.toolkit.plans import PlanSummary, classify_filter, plan_for, simulate, summarise_explain
 
 ID = {"_id_": [("_id", 1)]}
 CATALOG = {**ID, "category_1_name_1": [("category", 1), ("name", 1)], "price_pence_1": [("price_pence", 1)]}
@@ -72,7 +72,7 @@ def test_plan_for_reads_the_collections_indexes(make_lab):
 
 
 def test_partial_index_serves_only_queries_that_contain_its_filter():
-    from course.plans import simulate
+    from course.toolkit.plans import simulate
 
     indexes = {"_id_": [("_id", 1)], "isbn_books": [("specs.isbn", 1)]}
     partial = {"isbn_books": {"kind": "book"}}

@@ -7,6 +7,7 @@ PATH but ``bwrap``, and runs the prerequisites step in its "check only" mode (it
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from course import prereqs
+from course.setup import prereqs
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "course" / "prereqs.py"
+SCRIPT = ROOT / "course" / "setup" / "prereqs.py"
 
 
 def path_without(tmp_path: Path, *left_out: str) -> str:
@@ -52,11 +53,12 @@ def run(command: list[str], env: dict[str, str], timeout: int = 120) -> subproce
 def test_the_step_runs_on_the_standard_library_alone_and_stops_make_test_without_bubblewrap(no_bwrap):
     done = run([sys.executable, "-I", "-S", str(SCRIPT), "--for", "test"], no_bwrap)  # -S: no site-packages
     assert done.returncode == 1, done
-    assert "bubblewrap is missing" in done.stdout and "(not installed: --check)" in done.stdout
+    # bubblewrap, and whatever else this machine lacks for make test (Slurm and munge on a fresh machine)
+    assert re.search(r"bubblewrap( and [\w-]+)* (is|are) missing \(not installed: --check\)", done.stdout), done.stdout
     assert "the grader's sandbox" in done.stdout and "make test stops" in done.stdout  # what it serves, what is lost
-    command, _ = prereqs.install_command([p for p in prereqs.PREREQUISITES if p.name == "bubblewrap"],
-                                         prereqs.platform_name(), os.geteuid() == 0)
-    assert f"Install it with:  {command}" in done.stdout and "bubblewrap" in command
+    missing = [p for p in prereqs.needed("test") if p.name == "bubblewrap" or not p.found()]
+    command, _ = prereqs.install_command(missing, prereqs.platform_name(), os.geteuid() == 0)
+    assert re.search(rf"Install (it|them) with:  {re.escape(command)}", done.stdout) and "bubblewrap" in command
     assert "make test stops here: bubblewrap is missing: run make prereqs" in done.stderr
 
 
@@ -150,10 +152,10 @@ def test_every_make_target_that_builds_the_venv_runs_the_step_for_itself():
         return subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True, text=True,
                               check=True).stdout
 
-    assert "course/prereqs.py --for lab" in dry("lab") and "course.storage_build --background" in dry("lab")
+    assert "course/setup/prereqs.py --for lab" in dry("lab") and "course.setup.storage_build --background" in dry("lab")
     test = dry("test")
-    assert "course/prereqs.py --for test" in test and "export COURSE_REQUIRE_SANDBOX=1" in test
-    assert test.index("course/prereqs.py") < test.index("pip install")  # before anything is built
-    assert "course/prereqs.py --for e2e" in dry("e2e") and "course/prereqs.py --for all" in dry("prereqs")
+    assert "course/setup/prereqs.py --for test" in test and "export COURSE_REQUIRE_SANDBOX=1" in test
+    assert test.index("course/setup/prereqs.py") < test.index("pip install")  # before anything is built
+    assert "course/setup/prereqs.py --for e2e" in dry("e2e") and "course/setup/prereqs.py --for all" in dry("prereqs")
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "course/prereqs.py --for ci" in ci and "apt-get install -y -qq chromium" not in ci  # no second copy
+    assert "course/setup/prereqs.py --for ci" in ci and "apt-get install -y -qq chromium" not in ci  # no second copy

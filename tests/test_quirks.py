@@ -5,8 +5,8 @@ import re
 import pytest
 from pymongo import IndexModel, UpdateOne
 
-from course.matching import index_on, index_specs, matching_ids, same_filter
-from course.quirks import QUIRKS
+from course.toolkit.matching import index_on, index_specs, matching_ids, same_filter
+from course.store.quirks import QUIRKS
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def _through_the_wire(name: str, steps) -> object:
     """Run ``steps(db)`` through pymongo against a mongoeco wire server with the course's quirk fixes."""
     import asyncio
 
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not mongoeco_available():
         pytest.skip("mongoeco needs Python >= 3.13")
@@ -124,7 +124,7 @@ def _through_the_wire(name: str, steps) -> object:
     from mongoeco.wire import AsyncMongoEcoProxyServer
     from pymongo import MongoClient
 
-    from course.quirks import absorb
+    from course.store.quirks import absorb
 
     absorb("mongoeco")
 
@@ -170,7 +170,7 @@ def test_longs_as_a_server_makes_them(db, backend):
     """$toLong/$convert give a long, an update that changes only a number's type writes it, $inc keeps a long."""
     from bson import Int64
 
-    from course.census import bson_type_of
+    from course.toolkit.census import bson_type_of
 
     def types(collection):
         return [bson_type_of(d["v"]) for d in collection.find().sort("_id", 1)]
@@ -276,7 +276,7 @@ def test_wire_inserts_in_one_batch_answer_as_the_server_does(monkeypatch):
 
 def test_wire_inserts_are_batched(monkeypatch):
     """A batch goes through the engine's insert_many: not one document at a time, each against every stored one."""
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not mongoeco_available():
         pytest.skip("mongoeco needs Python >= 3.13")
@@ -379,7 +379,7 @@ def _encoded(encode, value) -> tuple:
 
 def test_documents_encode_as_mongoeco_encodes_them():
     """The encoder that validates once gives mongoeco's own encoding and its own first error, value by value."""
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not mongoeco_available():
         pytest.skip("mongoeco needs Python >= 3.13")
@@ -387,12 +387,12 @@ def test_documents_encode_as_mongoeco_encodes_them():
 
     from mongoeco.core import codec
 
-    from course.quirks import absorb
+    from course.store.quirks import absorb
 
     absorb("mongoeco")
     cases = _encoding_cases()
     patched = [_encoded(codec.DocumentCodec.encode, value) for value in cases]
-    plain_encode = codec.DocumentCodec.encode.__wrapped_original__  # kept by course.codec_speed
+    plain_encode = codec.DocumentCodec.encode.__wrapped_original__  # kept by course.store.mongoeco.codec_speed
     with unittest.mock.patch.object(codec, "validate_bson_value", codec.validate_bson_value.__wrapped_original__), \
             unittest.mock.patch.object(codec.DocumentCodec, "encode", staticmethod(plain_encode)):
         own = [_encoded(codec.DocumentCodec.encode, value) for value in cases]
@@ -623,7 +623,7 @@ def test_upserts_of_new_document_ids_do_not_read_the_collection(backend, make_la
 def test_json_schema_keywords_a_server_refuses_are_refused(db, backend, keyword, value):
     from pymongo.errors import OperationFailure
 
-    from course.capabilities import Capability
+    from course.store.capabilities import Capability
 
     if not backend.supports(Capability.VALIDATORS):
         pytest.skip(f"{backend.name} has no validators: exercises that need them report 'needs ...'")

@@ -2,7 +2,7 @@
 
 from pymongo import InsertOne, UpdateOne
 
-from course.recording import RecordingCollection, RecordingDatabase
+from course.engine.recording import RecordingCollection, RecordingDatabase
 
 MAX = 3
 

@@ -12,8 +12,8 @@ import pytest
 
 import course
 from course.cli import main
-from course.notebooks import content_sha256, read_notebook, write_notebook
-from course.release import ReleaseError, check, make_lab, release, strip_solution
+from course.handout.notebooks import content_sha256, read_notebook, write_notebook
+from course.handout.release import ReleaseError, check, make_lab, release, strip_solution
 from support import fake_lesson
 from support.fake_lesson import code, notebook
 

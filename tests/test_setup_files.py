@@ -133,7 +133,7 @@ def test_make_lab_binds_loopback_with_token_auth():
                       "disable_check_xsrf", "allow_remote_access", "--ip=*", "ip='*'"):
         assert forbidden not in command, f"`make lab` must not pass {forbidden!r}"
     assert "--ServerApp.root_dir=work" in command  # the learner's own copies of labs/ (make lab copies them)
-    assert "--ServerApp.kernel_manager_class=course.spare_kernels.SpareKernelManager" in command  # warm kernels
+    assert "--ServerApp.kernel_manager_class=course.lab.spare_kernels.SpareKernelManager" in command  # warm kernels
 
 
 @needs_make

@@ -5,7 +5,7 @@ import datetime
 import pytest
 from bson import Int64, ObjectId
 
-from course.sharding_sim import MAX_KEY, MIN_KEY, ShardKey, hash64, shard
+from course.toolkit.sharding_sim import MAX_KEY, MIN_KEY, ShardKey, hash64, shard
 
 # src/mongo/db/hasher_test.cpp (BSONElementHasher, seed 0): "test vectors for hashed indexes"
 SERVER_VECTORS = [

@@ -4,8 +4,8 @@ import bson
 import pytest
 from pymongo.errors import DocumentTooLarge, WriteError
 
-from course.datasets_orders import order_event
-from course.sizes import (MAX_BSON_SIZE, array_document_size, bson_size, check_size, insert_one_checked,
+from course.datasets.orders import order_event
+from course.toolkit.sizes import (MAX_BSON_SIZE, array_document_size, bson_size, check_size, insert_one_checked,
                           max_array_length, update_one_checked)
 
 MIB = 1024 * 1024

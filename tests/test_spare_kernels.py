@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("jupyter_server")
 
-from course.backends import mongoeco_available  # noqa: E402
-from course.kernel_warmup import warm_up  # noqa: E402
-from course.spare_kernels import SESSION_VARIABLE, SpareKernelManager  # noqa: E402
+from course.store.backends import mongoeco_available  # noqa: E402
+from course.lab.kernel_warmup import warm_up  # noqa: E402
+from course.lab.spare_kernels import SESSION_VARIABLE, SpareKernelManager  # noqa: E402
 
 
 def session_env(root: Path, name: str = "01-design-for-reads.ipynb") -> dict[str, str]:
@@ -81,7 +81,7 @@ def test_a_lab_opened_gets_the_warm_spare_with_nothing_of_the_warm_up_visible(tm
         reply = await run(manager, kernel_id, "import os, sys\n"
                                               "print(__session__, os.environ['JPY_SESSION_NAME'], os.getcwd())\n"
                                               "print(sorted(n for n in dir() if not n.startswith('_')))\n"
-                                              "print('course.session' in sys.modules, len(In))")
+                                              "print('course.lab.session' in sys.modules, len(In))")
         assert reply["status"] == "ok" and reply["execution_count"] == 1  # the warm-up counted nothing
         lines = reply["printed"].splitlines()
         notebook = str(tmp_path / "01-design-for-reads.ipynb")
@@ -155,7 +155,7 @@ def test_a_restarted_spare_starts_again_with_its_notebook_name(tmp_path):
         after = manager.get_kernel(kernel_id).provisioner.process.pid
         reply = await run(manager, kernel_id, "import os, sys\n"
                                               "print(os.environ['JPY_SESSION_NAME'], __session__)\n"
-                                              "print('course.session' in sys.modules)")
+                                              "print('course.lab.session' in sys.modules)")
         notebook = str(tmp_path / "01-design-for-reads.ipynb")
         assert after != before and reply["printed"].splitlines() == [f"{notebook} {notebook}", "False"]
 
@@ -217,4 +217,4 @@ def test_warm_up_opens_the_engine_start_lab_would_and_never_a_server(monkeypatch
     started = time.monotonic()  # a server that does not answer: warming up never tries it
     assert warm_up({"MONGODB_URI": "mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=60000"}) == "server"
     assert time.monotonic() - started < 5
-    assert sys.modules.get("course.session") is not None
+    assert sys.modules.get("course.lab.session") is not None

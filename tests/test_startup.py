@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from course.backends import mongoeco_available
-from course.engine_imports import SKIPPED_IMPORTS
+from course.store.backends import mongoeco_available
+from course.store.engine_imports import SKIPPED_IMPORTS
 
 #: CPU seconds for `start_lab("01")` in a fresh interpreter: 0.86-0.94 s here with one core free, 1.24 s
 #: with both busy (CI runs two phases at once), 2.3 s before the unused format-checker imports were
@@ -16,7 +16,7 @@ BUDGET_CPU_SECONDS = 1.6
 PROBE = """
 import sys, time
 start = time.process_time()
-from course.session import start_lab
+from course.lab.session import start_lab
 start_lab("01", show=False)
 print(time.process_time() - start)
 print(",".join(name for name in {skipped!r} if sys.modules.get(name) is not None))

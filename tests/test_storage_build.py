@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from course import storage_build
-from course.storage_costs import available
+from course.setup import storage_build
+from course.toolkit.storage_costs import available
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,7 +96,7 @@ def test_a_second_environment_reuses_the_built_wheel_in_the_background_with_pips
     python = str(venv / "bin" / "python")
     env = {**os.environ, "COURSE_CACHE_DIR": str(tmp_path / "cache"), "PIP_NO_CACHE_DIR": "1"}
     start = time.monotonic()
-    started = subprocess.run([python, "-m", "course.storage_build", "--background"], cwd=ROOT, env=env,
+    started = subprocess.run([python, "-m", "course.setup.storage_build", "--background"], cwd=ROOT, env=env,
                              capture_output=True, text=True, timeout=120)
     assert started.returncode == 0, started.stderr
     assert "Building WiredTiger in the background" in started.stdout and time.monotonic() - start < 30

@@ -8,8 +8,8 @@ import bson
 import pytest
 from bson import Binary, Decimal128, Int64, ObjectId, Regex, Timestamp
 
-from course.measure import FULL_SIZES, order_with_events
-from course.storage_costs import available, measure_storage, top_level_field
+from course.toolkit.measure import FULL_SIZES, order_with_events
+from course.toolkit.storage_costs import available, measure_storage, top_level_field
 
 REQUIRED = os.environ.get("COURSE_REQUIRE_WIREDTIGER") == "1"  # set by .ci/run, which always builds it
 

@@ -4,8 +4,8 @@ import pytest
 from pymongo import IndexModel
 from pymongo.errors import WriteError
 
-from course.capabilities import Capability
-from course.validation_settings import ValidationChangeError, change_validation, validation_options
+from course.store.capabilities import Capability
+from course.toolkit.validation_settings import ValidationChangeError, change_validation, validation_options
 
 NEEDS_NAME = {"$jsonSchema": {"bsonType": "object", "required": ["name"]}}
 
@@ -80,7 +80,7 @@ def test_bad_settings_and_missing_collections(lab):
 def test_a_failed_rebuild_leaves_the_original(lab, monkeypatch):
     if not lab.backend.supports(Capability.VALIDATORS) or lab.backend.supports(Capability.COLLMOD):
         pytest.skip("the rebuild path runs only on backends with validators and no collMod")
-    import course.validation_settings as module
+    import course.toolkit.validation_settings as module
 
     db = lab.db
     _seed(db)

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from course.cli import main
-from course.workspace import fill_work_folder
+from course.lab.workspace import fill_work_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,7 @@ def test_make_lab_serves_the_work_folder_without_news():
     makefile = (ROOT / "Makefile").read_text()
     assert "course work --labs labs --into $(WORK)" in makefile and "root_dir=$(WORK)" in makefile
     assert "work/" in (ROOT / ".gitignore").read_text().splitlines()
-    overrides = json.loads((ROOT / "course" / "jupyterlab-overrides.json").read_text())
+    overrides = json.loads((ROOT / "course" / "lab" / "jupyterlab-overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
 
 

@@ -14,7 +14,7 @@ import bson
 from course.audit.distribution import median
 from course.audit.report import Finding, LessonRef
 from course.audit.snapshot import CollectionSnapshot, DatabaseSnapshot
-from course.sizes import MAX_BSON_SIZE
+from course.toolkit.sizes import MAX_BSON_SIZE
 
 KIND = "bloated_document"
 #: Half the ceiling: a document this large is one burst of growth away from refusal.

@@ -47,7 +47,7 @@ def _database_in(uri: str) -> str | None:
 
 def _open(args: argparse.Namespace):
     """The backend to audit: ``--uri``, else whatever the environment chooses (as ``start_lab`` does)."""
-    from course.backends import open_backend, open_server, remote_allowed, server_timeout_ms
+    from course.store.backends import open_backend, open_server, remote_allowed, server_timeout_ms
 
     if args.uri:
         return open_server(args.uri, allow_remote=remote_allowed(os.environ),
@@ -58,7 +58,7 @@ def _open(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     """Run ``course audit`` with parsed ``args``; return the exit code."""
     from course.audit.run import audit
-    from course.backends import BackendError
+    from course.store.backends import BackendError
 
     if args.sample < 1:
         print("course audit: --sample must be a positive number of documents", file=sys.stderr)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from course.capabilities import Capability, capabilities_of
-from course.datasets_legacy_shop import legacy_shop, load_shop, shop_reads
-from course.namespace import PREFIX, current_tag, guard
+from course.store.capabilities import Capability, capabilities_of
+from course.datasets.legacy_shop import legacy_shop, load_shop, shop_reads
+from course.store.namespace import PREFIX, current_tag, guard
 
 DEMO_LAB = "06"
 

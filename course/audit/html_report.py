@@ -5,7 +5,15 @@ from __future__ import annotations
 import html
 import json
 
-from course.audit.report import Report, plain
+from typing import TYPE_CHECKING
+
+from course.audit.json_data import plain
+
+if TYPE_CHECKING:
+    from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from course.audit.report import Report
 
 _COLOURS = {"high": "#b3261e", "medium": "#8a5a00", "low": "#3b5b8a"}
 
@@ -23,8 +31,6 @@ def _evidence(evidence: dict) -> str:
 
 def render_html(report: Report) -> str:
     """The report as a self-contained HTML fragment (every value escaped)."""
-    from course.audit.run import severity_order
-
     parts = [f"<div class='course-audit'><h4>Audit of <code>{_e(report.database)}</code> on "
              f"{_e(report.backend)}</h4>"]
     rows = "".join(f"<tr><td><code>{_e(e.collection)}</code></td><td>{e.examined:,}</td><td>{e.documents:,}</td>"
@@ -33,7 +39,7 @@ def render_html(report: Report) -> str:
                  f"{rows}</table>" if rows else "<p>No collections: is the database name right?</p>")
     count = len(report.findings)
     parts.append(f"<p><b>{count} finding{'s' if count != 1 else ''}</b></p>" if count else "<p><b>No findings.</b></p>")
-    for finding in sorted(report.findings, key=severity_order):
+    for finding in report.by_severity():
         colour = _COLOURS[finding.severity]
         see = "".join(f"<li>{_e(ref)}</li>" for ref in finding.see)
         parts.append(

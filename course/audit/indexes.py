@@ -1,6 +1,6 @@
 """Index definitions as the audit compares them, whatever form the backend gives the keys in.
 
-Unlike :func:`course.matching.index_specs` this keeps non-numeric directions
+Unlike :func:`course.toolkit.matching.index_specs` this keeps non-numeric directions
 (``"text"``, ``"hashed"``, ``"2dsphere"``), which a real database may hold.
 """
 

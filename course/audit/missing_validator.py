@@ -17,8 +17,8 @@ from collections import Counter
 from course.audit.report import Finding, LessonRef, NotExamined
 from course.audit.shapes import kinds_of, version_field
 from course.audit.snapshot import CollectionSnapshot, DatabaseSnapshot
-from course.capabilities import Capability
-from course.census import bson_type_of
+from course.store.capabilities import Capability
+from course.toolkit.census import bson_type_of
 
 KIND = "missing_validator"
 #: Documents needed before a shape is taken as agreed.

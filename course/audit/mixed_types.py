@@ -1,7 +1,7 @@
 """``mixed_types``: a field holding several BSON types, with counts (lesson 03's census).
 
 Every field of the sampled documents (top level and inside embedded objects)
-is classified with lesson 03's :func:`course.census.bson_type_of`: an
+is classified with lesson 03's :func:`course.toolkit.census.bson_type_of`: an
 ``Int64``, or an int outside the int32 range, is a long, so a counter that
 turned long shows up beside its ints.  Reported when a field holds two or more
 types other than null (a field that is sometimes null is optional, not mixed;
@@ -15,7 +15,7 @@ from collections import Counter
 from course.audit.report import Finding, LessonRef
 from course.audit.shapes import field_values
 from course.audit.snapshot import CollectionSnapshot, DatabaseSnapshot
-from course.census import CANDIDATE_TYPES, bson_type_of
+from course.toolkit.census import CANDIDATE_TYPES, bson_type_of
 
 KIND = "mixed_types"
 #: Example ``_id`` values given per minority type.

@@ -18,13 +18,10 @@ given as strings).
 
 from __future__ import annotations
 
-import datetime
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
-from bson.decimal128 import Decimal128
-from bson.objectid import ObjectId
+from course.audit.json_data import plain
 
 #: The kinds of finding, in the order reports list them.
 KINDS = ("unbounded_array", "bloated_document", "mixed_types", "missing_version", "version_mix",
@@ -129,6 +126,14 @@ class NotExamined:
         return {"kind": self.kind, "collection": self.collection, "reason": self.reason}
 
 
+_SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+
+def severity_order(finding: Finding) -> tuple:
+    """A sort key putting the most severe findings first, then in :data:`KINDS` order."""
+    return (_SEVERITY_ORDER[finding.severity], KINDS.index(finding.kind), finding.collection or "")
+
+
 @dataclass
 class Report:
     """The result of :func:`course.audit.audit`: render it (HTML in a notebook, text with ``print``)."""
@@ -167,6 +172,10 @@ class Report:
         """:meth:`to_json` as a JSON string."""
         return json.dumps(self.to_json(), indent=indent, ensure_ascii=False)
 
+    def by_severity(self) -> list[Finding]:
+        """The findings, most severe first, then in :data:`KINDS` order (how both renderings list them)."""
+        return sorted(self.findings, key=severity_order)
+
     def __str__(self) -> str:
         from course.audit.text_report import render_text
 
@@ -179,22 +188,3 @@ class Report:
 
     def _repr_pretty_(self, printer, cycle) -> None:  # IPython's plain-text view
         printer.text(str(self))
-
-
-def plain(value: Any) -> Any:
-    """``value`` as JSON data: ObjectId and Decimal128 as strings, dates in ISO form, tuples as lists."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return value
-    if isinstance(value, (datetime.datetime, datetime.date)):
-        return value.isoformat()
-    if isinstance(value, (ObjectId, Decimal128)):
-        return str(value)
-    return repr(value)

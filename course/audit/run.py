@@ -14,7 +14,6 @@ from course.audit.sampler import DEFAULT_SAMPLE, snapshot
 MODULES = {module.KIND: module for module in (
     unbounded_array, bloated_document, mixed_types, missing_version, version_mix, redundant_index,
     unused_index, too_many_collections, mixed_kinds, missing_validator, copy_drift)}
-_SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def _backend_name(backend: Any) -> str | None:
@@ -50,8 +49,3 @@ def audit(db: Any, *, sample: int = DEFAULT_SAMPLE, backend: Any = None, kinds: 
             (report.findings if isinstance(result, Finding) else report.not_examined).append(result)
     report.findings.sort(key=lambda f: (KINDS.index(f.kind), f.collection or "", f.field or ""))
     return report
-
-
-def severity_order(finding: Finding) -> tuple:
-    """A sort key putting the most severe findings first, then in :data:`KINDS` order."""
-    return (_SEVERITY_ORDER[finding.severity], KINDS.index(finding.kind), finding.collection or "")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from course.capabilities import Capability, capabilities_of
+from course.store.capabilities import Capability, capabilities_of
 
 
 @dataclass

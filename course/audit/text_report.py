@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
-from course.audit.report import Report
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from course.audit.report import Report
 
 
 def _wrap(label: str, text: str, indent: str = "      ") -> list[str]:
@@ -13,8 +16,6 @@ def _wrap(label: str, text: str, indent: str = "      ") -> list[str]:
 
 def render_text(report: Report) -> str:
     """Every finding with its evidence summary, cost and fix; what was examined and what could not be."""
-    from course.audit.run import severity_order
-
     lines = [f"Audit of database {report.database} on {report.backend} "
              f"(at most {report.limit:,} documents read per collection)"]
     if not report.examined:
@@ -27,7 +28,7 @@ def render_text(report: Report) -> str:
         lines.append(f"{len(report.findings)} {noun}:")
     else:
         lines.append("No findings.")
-    for finding in sorted(report.findings, key=severity_order):
+    for finding in report.by_severity():
         lines.append(f"  [{finding.severity}] {finding.kind} in {finding.where}")
         lines += _wrap("found", finding.summary)
         lines += _wrap("costs", finding.why)

@@ -31,7 +31,7 @@ from course.audit.distribution import median, percentile, rank_correlation
 from course.audit.report import Finding, LessonRef
 from course.audit.shapes import field_values
 from course.audit.snapshot import CollectionSnapshot, DatabaseSnapshot
-from course.sizes import MAX_BSON_SIZE
+from course.toolkit.sizes import MAX_BSON_SIZE
 
 KIND = "unbounded_array"
 #: Arrays shorter than this are not reported, however skewed.

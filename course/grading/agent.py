@@ -49,7 +49,7 @@ class _Agent:
 
     # ---- encoding ------------------------------------------------------------
     def _special(self, value: Any) -> dict | None:
-        from course.placeholder import Placeholder
+        from course.engine.placeholder import Placeholder
 
         if isinstance(value, Placeholder):
             return {TAG: "placeholder"}
@@ -110,7 +110,7 @@ class _Agent:
 
     # ---- requests --------------------------------------------------------------
     def answers(self, names: list, keep: str = "", kept: str = "") -> dict:
-        from course.exercise import notebook_namespace
+        from course.engine.exercise import notebook_namespace
 
         # a kernel started again after the first one died kept nothing: its answer cell has just run
         namespace = _KEPT[str(kept)] if kept and str(kept) in _KEPT else notebook_namespace()
@@ -164,7 +164,7 @@ class _Agent:
         return after if after["args"] or after["kwargs"] else {}
 
     def lab(self, lab_id: str) -> dict:
-        from course.session import active_lab
+        from course.lab.session import active_lab
 
         lab = active_lab(str(lab_id))
         if lab is None:
@@ -176,7 +176,7 @@ class _Agent:
         return {"started": True, "collections": sorted(names)}
 
     def collection(self, lab_id: str, name: str, limit: int) -> dict:
-        from course.session import active_lab
+        from course.lab.session import active_lab
 
         lab = active_lab(str(lab_id))
         collection = lab.db[str(name)]
@@ -233,7 +233,7 @@ def _collation_document(value: Any) -> dict | None:
 
 def describe_exception(error: BaseException) -> dict:
     """``error`` as plain data: its type name, message, class names along its hierarchy, and code."""
-    from course.exercise import plain_message
+    from course.engine.exercise import plain_message
 
     message = plain_message(error)
     described = {"type": str(type(error).__name__)[:100], "message": str.__str__(message)[:MAX_MESSAGE],

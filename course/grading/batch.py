@@ -22,7 +22,7 @@ from course.grading.runner import (
     DEFAULT_TIMEOUT, Graded, Limits, error_result, grade_notebook, lab_exercises,
 )
 from course.grading.secret import SecretTests, load_secret_tests
-from course.results import Result, Status
+from course.engine.results import Result, Status
 
 
 @dataclass
@@ -99,7 +99,7 @@ def _size(path: Path) -> int:
 
 def _lab_of(notebook: Path) -> str | None:
     """The lab ``notebook`` belongs to, None when it cannot be read: which course code its grading key names."""
-    from course.notebooks import NotebookError, read_lab_id
+    from course.handout.notebooks import NotebookError, read_lab_id
 
     try:
         return read_lab_id(notebook)
@@ -121,7 +121,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     ``shard`` ``(K, N)`` grades only the learners of the K-th of N shards and writes its reports and manifest
     under ``out/shards/K-of-N/`` (:mod:`course.grading.shards`; ``course merge`` makes the gradebook).
     """
-    from course.backends import close_all
+    from course.store.backends import close_all
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
     from course.grading.isolation import START_GRACE, Failure, can_isolate, run_isolated
     from course.grading.workers import grade_all

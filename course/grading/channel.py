@@ -31,6 +31,8 @@ import struct
 import time
 from typing import Any
 
+from course.engine.crossed_values import Materialised, Opaque  # noqa: F401 (re-exported: the channel makes them)
+
 MAX_FRAME = 48 * 1024 * 1024  #: the largest message either side accepts: room for a check's deliberately oversized (> 16 MiB) argument
 MAX_DEPTH = 100  #: the deepest nesting of lists and dicts a value may have
 MAX_ITEMS = 200_000  #: the most items a returned iterable (a cursor, a generator) may yield
@@ -160,28 +162,6 @@ class Encoder:
         return {TAG: "opaque", "type": str(type(value).__name__)[:100]}
 
 
-class Materialised(list):
-    """The items of a cursor or generator a learner's function returned, as a list that remembers the type
-    the value had (``returned_type``): a check of "returns a list" can tell them apart, as in one process."""
-
-    returned_type = "list"
-
-
-class Opaque:
-    """A value that could not cross the channel as data: only its type name did.  Equal to nothing else."""
-
-    def __init__(self, type_name: str):
-        self.type_name = type_name
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    __hash__ = object.__hash__
-
-    def __repr__(self) -> str:
-        return f"<a {self.type_name} object>"
-
-
 def decode(value: Any, special=None, depth: int = 0) -> Any:
     """Rebuild plain data sent by :class:`Encoder`; ``special(tagged)`` handles the other tags."""
     if depth > MAX_DEPTH + 2:
@@ -215,7 +195,7 @@ def decode(value: Any, special=None, depth: int = 0) -> Any:
     if tag == "opaque":
         return Opaque(str(value.get("type", "?"))[:100])
     if tag == "placeholder":
-        from course.placeholder import ____
+        from course.engine.placeholder import ____
 
         return ____
     if special is not None:

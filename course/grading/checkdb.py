@@ -118,7 +118,7 @@ def _engine_host() -> Any:
 
 def _hosted_backend(host: Any) -> Any:
     """The Backend the checks see on the grader's own engine: mongoeco, with mongoeco's capabilities."""
-    from course.backends import Backend
+    from course.store.backends import Backend
 
     return Backend(name="mongoeco", version=host.version,
                    description=f"mongoeco {host.version}, the grader's in-process memory engine (its sandboxes' "
@@ -154,14 +154,14 @@ class _LazyBackend:
     @property
     def capabilities(self) -> frozenset:
         """Known from the backend's name."""
-        from course.capabilities import capabilities_of
+        from course.store.capabilities import capabilities_of
 
         return capabilities_of(self.name)
 
     @property
     def missing(self) -> dict:
         """Known from the backend's name."""
-        from course.capabilities import missing_reasons
+        from course.store.capabilities import missing_reasons
 
         return missing_reasons(self.name)
 
@@ -172,7 +172,7 @@ class _LazyBackend:
 
 def named_server() -> bool:
     """True when the checks' database is the server ``MONGODB_URI`` names (not the grader's own engine)."""
-    from course.backends import URI_VARIABLE
+    from course.store.backends import URI_VARIABLE
 
     return bool(os.environ.get(URI_VARIABLE, "").strip())
 
@@ -181,13 +181,13 @@ def preload_checks_engine() -> None:
     """Import the grader's own engine now, when the checks will use it, and run it once (started and
     stopped again: no thread is left), so that each grading process forked later starts its own without
     importing or preparing anything again (about 40 ms less per notebook)."""
-    from course.backends import mongoeco_available
+    from course.store.backends import mongoeco_available
 
     if not named_server() and mongoeco_available():
         import mongoeco.engines.memory  # noqa: F401
         import mongoeco.wire  # noqa: F401
 
-        from course.quirks import absorb
+        from course.store.quirks import absorb
 
         absorb("mongoeco")
         host = _engine_host()
@@ -210,7 +210,7 @@ def open_checks_databases(count: int) -> list[ChecksDatabase]:
 
     On the grader's own mongoeco, each is an engine of its own, started on first use.
     """
-    from course.backends import (
+    from course.store.backends import (
         REMOTE_VARIABLE, TIMEOUT_VARIABLE, URI_VARIABLE, BackendError, mongoeco_available, open_mongomock,
         open_server, uri_hosts,
     )

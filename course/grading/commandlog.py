@@ -6,7 +6,7 @@ generic argument put first hides no read from the log); :func:`operations` turns
 args, kwargs)`` tuples in pymongo's terms (``update`` with one statement is
 ``update_one``, ``findAndModify`` is ``find_one_and_update``, an ``aggregate``
 that counts is ``count_documents``), and :class:`CommandLog` feeds them to the
-:class:`~course.recording.RecordingCollection` / ``RecordingDatabase`` that
+:class:`~course.engine.recording.RecordingCollection` / ``RecordingDatabase`` that
 the check passed for that collection, so assertion code reads the same log in
 graded runs as in ``check()``.
 """

@@ -14,7 +14,7 @@ A grading process (:mod:`course.grading.isolation`) starts one host for its
 one notebook, so nothing an earlier notebook did to an engine is there.
 Every command of both roads runs on the one loop, so the engine never sees
 two at once (a relay's race callback may write while a learner call waits).
-The course's quirk fixes are applied first (:func:`course.quirks.absorb`), as
+The course's quirk fixes are applied first (:func:`course.store.quirks.absorb`), as
 in a learner's kernel.
 """
 
@@ -67,14 +67,14 @@ class EngineHost:
     """A memory engine on its own loop: a client for the checks, a loopback wire server for the relays."""
 
     def __init__(self) -> None:
-        from course.engine_imports import skip_unused_imports
+        from course.store.engine_imports import skip_unused_imports
 
         skip_unused_imports()
         import mongoeco
         from mongoeco.engines.memory import MemoryEngine
         from mongoeco.wire import AsyncMongoEcoProxyServer
 
-        from course.quirks import absorb
+        from course.store.quirks import absorb
 
         absorb("mongoeco")
         self._loop = asyncio.new_event_loop()

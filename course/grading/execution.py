@@ -9,7 +9,7 @@ nothing is added to the notebook or to the kernel's history.  Once the last
 cell has run, a second request per exercise runs its hidden and secret
 assertions on the answers its answer cell left (the agent kept them): no
 visible check, and no cell, runs after the learner's code has seen a hidden
-check's data, so none can show it (:mod:`course.hidden_messages`).
+check's data, so none can show it (:mod:`course.engine.hidden_messages`).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ Grader = Callable[[str, Any, threading.Event, Callable[[], None], str, Any], Any
 
 def awaits_hidden(result: Any) -> bool:
     """True when ``result`` is a visible pass that leaves hidden assertions to run in the kernel."""
-    from course.results import Status
+    from course.engine.results import Status
 
     return bool(result.pending and result.outcomes) and result.status is not Status.NOT_ATTEMPTED
 

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from course.grading.runner import Graded
-from course.results import Result, Status
+from course.engine.results import Result, Status
 
 BASE_COLUMNS = ("learner", "lab", "exercise", "status", "score", "max_score")
 #: The gradebook's columns: the base ones (stable), then the notebook and the one-line verdict.
@@ -166,7 +166,7 @@ _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;max-width:52em;margin:2em 
 
 def feedback_html(learner: str, graded: list[Graded]) -> str:
     """The same feedback as :func:`feedback_text`, as a standalone HTML page with the labs' result boxes."""
-    from course.results import prose_html
+    from course.engine.results import prose_html
 
     body = [f"<h1>Feedback for {html.escape(learner)}</h1>"]
     for g in sorted(graded, key=lambda g: (g.lab, str(g.path))):
@@ -200,7 +200,7 @@ def feedback_html(learner: str, graded: list[Graded]) -> str:
 
 def _inline(text: str) -> str:
     """One feedback line as HTML: escaped, `code` and $operators as code."""
-    from course.results import prose_html
+    from course.engine.results import prose_html
 
     parts = re.split(r"`(.+?)`", text)
     return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else prose_html(part) for i, part in enumerate(parts))

@@ -43,8 +43,8 @@ class KernelLimits:
 def kernel_environment(tag: str, work: Path, sandbox: bool) -> dict[str, str]:
     """The kernel's whole environment: a few locale settings, the learner's tag, a private HOME (not ``work``),
     and the mark that the grader checks the exercises itself (``check()`` cells then check nothing)."""
-    from course.exercise import GRADED_OUTSIDE_VARIABLE
-    from course.namespace import TAG_VARIABLE
+    from course.engine.exercise import GRADED_OUTSIDE_VARIABLE
+    from course.store.namespace import TAG_VARIABLE
 
     env = {k: os.environ[k] for k in PASSED_VARIABLES if k in os.environ}
     home = "/tmp" if sandbox else str(work.parent / "home")  # IPython's own files stay out of the work folder

@@ -27,7 +27,7 @@ from course.grading.gradebook import write_reports
 from course.grading.runner import ExerciseInfo, Graded, error_result
 from course.grading.shards import MANIFEST, SHARDS_DIR, read_manifest
 from course.grading.submissions import UsageError
-from course.results import Result, Status
+from course.engine.results import Result, Status
 
 
 @dataclass

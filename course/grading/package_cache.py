@@ -1,6 +1,6 @@
 """The learners' copy of the course package, made once per version of the course and kept.
 
-Making it (:func:`course.handout.learner_package`: every hidden check and what
+Making it (:func:`course.handout.build.learner_package`: every hidden check and what
 only they use withheld, then verified) takes seconds, and every ``course grade``
 run needs it before its first sandbox starts.  It depends only on the files of
 the package and the labs, so it is kept in the instructor's cache folder
@@ -46,7 +46,7 @@ def cache_folder() -> Path:
 
 def inputs_digest(root: Path) -> str:
     """SHA-256 over everything the learners' copy is made from (see the module docstring)."""
-    from course.handout import learner_package_sources
+    from course.handout.build import learner_package_sources
 
     digest = hashlib.sha256(f"{course.__version__}\0{sys.version}\0".encode())
     files, labs = learner_package_sources(root)
@@ -58,10 +58,10 @@ def inputs_digest(root: Path) -> str:
 def cached_learner_package(root: Path | None = None) -> Path:
     """The folder of the learners' ``course`` package for this checkout, made now if no copy is kept.
 
-    Raises :class:`course.handout.HandoutError` when the copy would not be safe,
+    Raises :class:`course.handout.build.HandoutError` when the copy would not be safe,
     and ``OSError`` when the cache folder cannot be written.
     """
-    from course.handout import learner_package
+    from course.handout.build import learner_package
 
     root = Path(root).resolve() if root else Path(course.__file__).resolve().parent.parent
     folder = cache_folder()

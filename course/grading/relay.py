@@ -30,6 +30,9 @@ And it keeps the command log: each allowed command is decoded into a read or
 a write (with its filter and update) and fed to the recording wrapper the
 check passed for that collection, which runs its race callback before the
 first write that follows a read (see :func:`course.grading.commandlog.feed`).
+
+One module past 400 lines on purpose: framing, judging and forwarding a connection's messages are one
+protocol read in one place, where a reviewer can see that no message reaches the engine unjudged.
 """
 
 from __future__ import annotations

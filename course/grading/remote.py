@@ -13,6 +13,10 @@ process, on its own copy of ``course.lessons``:
 * ``lab.scratch()`` is a scratch database beside the checks' data (tagged per learner),
   and ``lab.db``, the learner's own lab database, is a copy the agent describes
   as data (documents, indexes, options), made when a check first asks for it.
+
+One module past 400 lines on purpose: it is the grader's whole side of the channel to the learner's
+kernel (answers, calls, proxies and their limits), kept together so that every value that crosses is
+decoded by the same rules.
 """
 
 from __future__ import annotations
@@ -26,12 +30,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from course.grading.channel import TAG, ChannelError, ChannelTimeout, Encoder, decode, receive, send
-from course.session import Lab
+from course.lab.session import Lab
 
 NOT_STARTED = "the lab was never started: the first code cell (start_lab) is missing or failed"
 MAX_LAB_DOCUMENTS = 100_000
 
-from course.exercise import LearnerRaised
+from course.engine.exercise import LearnerRaised
 
 
 class LearnerTimeout(Exception):
@@ -238,7 +242,7 @@ class RemoteFunction:
             with relay.call(databases, log):
                 reply = self._link.request(message, callbacks=callbacks)
             if relay.exceeded or relay.stuck:
-                from course.exercise import GradingLimit
+                from course.engine.exercise import GradingLimit
 
                 why = relay.exceeded or relay.stuck
                 raise GradingLimit(f"{self.__name__}: {why}", why)
@@ -307,7 +311,7 @@ def _reference(value: Any, link: AgentLink, log: Any, databases: set[str],
                callbacks: dict[int, Callable[..., Any]]) -> dict | None:
     """Tag collections, databases, learner functions and the check's own functions passed to a learner
     function; refuse other objects."""
-    from course.recording import RecordingCollection, RecordingDatabase
+    from course.engine.recording import RecordingCollection, RecordingDatabase
 
     if isinstance(value, RemoteFunction):
         return {TAG: "handle", "id": value._handle, "name": value.__name__}
@@ -349,7 +353,7 @@ def _rebuild(tagged: dict, link: AgentLink) -> Any:
 
 def tagged_name(lab: str, purpose: str, tag: str) -> str:
     """The checks' database of ``lab`` for ``purpose`` ("" or "scratch") and learner ``tag``."""
-    from course.namespace import PREFIX, check_lab_id, guard
+    from course.store.namespace import PREFIX, check_lab_id, guard
 
     parts = [PREFIX + check_lab_id(lab)] + ([purpose] if purpose else []) + ["g" + tag]
     return guard("_".join(parts))
@@ -378,7 +382,7 @@ class GradingLab(Lab):
         it reports "needs ..." (never a verdict computed inside the kernel).
         """
         if not self._reachable:
-            from course.exercise import Unsupported
+            from course.engine.exercise import Unsupported
             from course.grading.checkdb import NO_DATABASE_FEATURE
 
             raise Unsupported(feature=NO_DATABASE_FEATURE, fixed=True)
@@ -464,7 +468,7 @@ def grade_exercise(link: AgentLink, exercise_class: type, checks: Any, tag: str,
     the Result's ``pending`` counts the hidden ones.  With ``visible`` (that Result): the hidden and secret
     assertions, on the kept answers, summarised with it; the grader does this after the notebook's last
     cell (:func:`course.grading.execution.run_notebook`)."""
-    from course.results import Result, Status
+    from course.engine.results import Result, Status
 
     lab_id = exercise_class.id.split(".", 1)[0]
     graded_class = with_secret_tests(exercise_class, secret_modules)

@@ -31,8 +31,8 @@ from course.grading.execution import (  # noqa: F401 - re-exported for the CLI a
     raised, run_notebook, timed_out,
 )
 from course.grading.remote import NOT_STARTED  # noqa: F401 - re-exported
-from course.notebooks import NotebookError, answer_cells, course_metadata, exercise_ids_of, lab_id_of, read_notebook
-from course.results import Result, Status
+from course.handout.notebooks import NotebookError, answer_cells, course_metadata, exercise_ids_of, lab_id_of, read_notebook
+from course.engine.results import Result, Status
 
 if TYPE_CHECKING:
     from course.grading.checkdb import ChecksDatabase
@@ -319,7 +319,7 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
     from course.grading.execution import awaits_hidden
     from course.grading.remote import AgentLink, grade_exercise, hidden_not_run
     from course.lessons import lesson
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     classes = {cls.id: cls for cls in lesson(lab).EXERCISES}
     infos = {info.id: info for info in exercises}
@@ -369,7 +369,7 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
 
 
 def _known_lab_from_name(path: Path) -> str | None:
-    from course.notebooks import lab_from_filename
+    from course.handout.notebooks import lab_from_filename
 
     lab = lab_from_filename(path.name)
     try:

@@ -122,12 +122,12 @@ def base_arguments() -> list[str]:
 def learner_package() -> tuple[str, str]:
     """``(folder, "")``: the package with hidden checks withheld, or ``("", why not)``.
 
-    Bound over the course package inside every sandbox (see :func:`course.handout.learner_package`).
+    Bound over the course package inside every sandbox (see :func:`course.handout.build.learner_package`).
     Made once per version of the course and kept (:mod:`course.grading.package_cache`); when the
     cache folder cannot be written, made for this process in a temporary folder.
     """
     from course.grading.package_cache import cached_learner_package
-    from course.handout import HandoutError
+    from course.handout.build import HandoutError
 
     try:
         return str(cached_learner_package()), ""
@@ -139,7 +139,7 @@ def learner_package() -> tuple[str, str]:
     import tempfile
 
     try:
-        from course.handout import learner_package as make
+        from course.handout.build import learner_package as make
 
         folder = tempfile.mkdtemp(prefix="course-learner-package-")
         atexit.register(shutil.rmtree, folder, True)

@@ -3,7 +3,7 @@
 A secret test file is a Python file in DIR (``*.py``, not starting with ``_``)
 that defines functions decorated with :func:`hidden_for`::
 
-    from course.exercise import Incorrect
+    from course.engine.exercise import Incorrect
     from course.grading.secret import hidden_for
 
     @hidden_for("01.2", points=2)
@@ -18,9 +18,9 @@ the package's ``@hidden`` assertions, and runs in the grader (never in the
 learner's kernel, which never sees the file) once the notebook's last cell has
 run, with the hidden assertions: a learner function it calls runs in the
 kernel, through the agent, on the data the test hands it.  It passes by
-returning and fails by raising :class:`~course.exercise.Incorrect`.  Its first
+returning and fails by raising :class:`~course.engine.exercise.Incorrect`.  Its first
 docstring line is its description; feedback, gradebook and summary show that
-description and a fixed sentence (:mod:`course.hidden_messages`), never its
+description and a fixed sentence (:mod:`course.engine.hidden_messages`), never its
 code, its failure message (which may quote what the learner's code returned)
 or what the learner's code raised beyond the nearest builtin or pymongo class.
 """
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from course.capabilities import Capability
+from course.store.capabilities import Capability
 
 _EXERCISE = re.compile(r"^\d{2}\.\d+$")
 SECRET_ATTRIBUTE = "_course_secret_for"
@@ -53,7 +53,7 @@ def hidden_for(exercise_id: str, points: float = 1, requires: Iterable[Capabilit
         raise SecretTestError(f"hidden_for({exercise_id!r}): points must be a positive number")
 
     def decorate(function: Callable) -> Callable:
-        from course.exercise import hidden
+        from course.engine.exercise import hidden
 
         def assertion(exercise: Any, answers: Any) -> None:
             function(exercise, answers)

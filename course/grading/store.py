@@ -36,7 +36,7 @@ from typing import Any
 import course
 from course.grading.runner import Graded
 from course.grading.submissions import UsageError
-from course.results import Result
+from course.engine.results import Result
 
 RESULTS_DIR = "results"
 FORMAT = 2  #: 2: results carry a MAC (format 1 files are graded again)

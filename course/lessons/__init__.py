@@ -1,7 +1,7 @@
 """The course's lessons: one module per lab, each declaring its exercises.
 
 A lesson is a module named ``lessonNN`` (NN the lab id).  It defines ``TITLE``, ``SLUG`` (the notebook name without its
-number) and ``EXERCISES``, a tuple of :class:`course.exercise.Exercise`
+number) and ``EXERCISES``, a tuple of :class:`course.engine.exercise.Exercise`
 subclasses whose ids start with the lab id.
 """
 
@@ -12,7 +12,7 @@ import pkgutil
 import re
 from types import ModuleType
 
-from course.namespace import check_lab_id
+from course.store.namespace import check_lab_id
 
 
 def _discover() -> dict[str, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from course.audit import KINDS
-from course.backends import mongoeco_available
+from course.store.backends import mongoeco_available
 from course.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from course.capabilities import Capability
+from course.store.capabilities import Capability
 from tests.audit.conftest import audit_kind, only
 
 KIND = "missing_validator"

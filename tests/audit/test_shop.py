@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from course.audit import KINDS, audit
-from course.capabilities import Capability
-from course.datasets_legacy_shop import legacy_shop, load_shop, shop_reads
+from course.store.capabilities import Capability
+from course.datasets.legacy_shop import legacy_shop, load_shop, shop_reads
 from tests.audit.conftest import contents, only
 
 _SEEDED: dict = {}

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("MONGODB_URI", None)
 
     from course.audit import DEFAULT_SAMPLE, audit
-    from course.backends import open_backend
+    from course.store.backends import open_backend
 
     backend = open_backend()
     client = backend.client

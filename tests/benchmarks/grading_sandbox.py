@@ -76,7 +76,7 @@ def write_class(folder: Path, copies: int) -> Path:
 
 def bare(submissions: Path, jobs: int) -> None:
     """Execute every notebook in a fresh kernel, ``jobs`` at once (in this process)."""
-    from course.engine_imports import skip_unused_imports
+    from course.store.engine_imports import skip_unused_imports
 
     skip_unused_imports()  # as `course grade` does: the comparison is of running the notebooks
     import nbformat

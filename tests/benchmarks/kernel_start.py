@@ -7,7 +7,7 @@ Not a timed test: run it by hand and copy the figures into the issue note.
 
 Two ways a kernel starts:
 
-* **make lab**: JupyterLab's kernel manager is :class:`course.spare_kernels.SpareKernelManager`; the
+* **make lab**: JupyterLab's kernel manager is :class:`course.lab.spare_kernels.SpareKernelManager`; the
   notebook opens once its spare kernel is warm (a learner opens a lab seconds after JupyterLab loads).
   Timed from the request that jupyter_server's session handler makes (``start_kernel``) to the end of
   the lab's first cell, through a client that connects as the browser's does.
@@ -50,7 +50,7 @@ def fresh_run(backend: str, lab: str) -> tuple[float, float]:
 
 async def spare_run(backend: str, lab: str, root: str) -> float:
     """Seconds from ``start_kernel`` to the end of the start_lab cell, with a warm spare ready."""
-    from course.spare_kernels import SpareKernelManager
+    from course.lab.spare_kernels import SpareKernelManager
 
     os.environ["COURSE_BACKEND"] = backend  # the server's environment is the kernels' environment
     manager = SpareKernelManager(root_dir=root)

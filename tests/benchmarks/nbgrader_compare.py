@@ -56,7 +56,7 @@ ASSIGNMENT = "lesson01"
 TEST_CELL = '''\
 # Exercise {ident}: every check of lab.q{number}, hidden ones included ({points:g} points)
 ### BEGIN HIDDEN TESTS
-from course.exercise import notebook_namespace as _namespace
+from course.engine.exercise import notebook_namespace as _namespace
 _result = lab.q{number}.evaluate(_namespace(), include_hidden=True)
 assert _result.status.value == "correct" and _result.score == {points!r}, \\
     f"{ident}: {{_result.status.value}}, {{_result.score:g}} of {points:g} points: {{_result.message}}"

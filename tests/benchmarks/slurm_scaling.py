@@ -27,7 +27,7 @@ from support import shard_class, slurm_cluster
 
 
 def _class(root: Path, learners: int) -> Path:
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
     from support import golden_class
 
     submissions = root / "class"

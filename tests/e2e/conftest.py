@@ -143,7 +143,7 @@ def start_jupyterlab(root: Path, state: Path) -> tuple[subprocess.Popen, LabServ
     port = free_port()
     command = [str(jupyter), "lab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
                "--ServerApp.port_retries=50", f"--ServerApp.root_dir={root}", "--no-browser",
-               "--ServerApp.kernel_manager_class=course.spare_kernels.SpareKernelManager",
+               "--ServerApp.kernel_manager_class=course.lab.spare_kernels.SpareKernelManager",
                # window.jupyterapp: the test opens each notebook in one page, as the file browser does,
                # instead of loading the whole application again for every notebook
                "--LabApp.expose_app_in_browser=True"]

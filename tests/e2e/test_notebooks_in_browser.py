@@ -356,8 +356,8 @@ def is_error_output(output: dict) -> bool:
 
 def allowed_unsupported() -> set[str]:
     """Capabilities the default backend lacks (a "Cannot check here" naming one is fine)."""
-    from course.backends import mongoeco_available
-    from course.capabilities import MISSING
+    from course.store.backends import mongoeco_available
+    from course.store.capabilities import MISSING
 
     backend = "mongoeco" if mongoeco_available() else "mongomock"
     return {str(capability) for capability in MISSING[backend]}
@@ -498,7 +498,7 @@ PROBE_CELLS = [
     "more.on_click(add)\n"
     "show()\n"
     "widgets.VBox([widgets.HBox([n, more]), out])",
-    "from course.results import Result, Status\n"
+    "from course.engine.results import Result, Status\n"
     "Result('probe.1', 'Probe', Status.CORRECT, 'rendered as HTML', 1.0, 1.0)",
     # a broken explorer: its slider is wired to nothing, so the generic check must flag it
     "dead_out = widgets.Output()\n"

@@ -1,6 +1,6 @@
 """Lesson 04's cost story plot renders in JupyterLab (Chromium, Playwright): saved and drawn live.
 
-Two views of the same figure (``course.cost_story.cost_plot``):
+Two views of the same figure (``course.toolkit.cost_story.cost_plot``):
 
 * the **saved output** of solutions/04-patterns.ipynb, opened in JupyterLab without running it
   (what a reader of the solution sees, and what ``make outputs`` keeps): the cell that draws the
@@ -40,7 +40,7 @@ IMAGES_JS = """
 """
 
 PROBE_CELLS = [
-    "import matplotlib.pyplot as plt\nfrom course import cost_story",
+    "import matplotlib.pyplot as plt\nfrom course.toolkit import cost_story",
     "client = cost_story.client_costs({'10 KB': 70, '500 KB': 3_500})\n"
     "cost_story.cost_plot(client, None)\n"
     "plt.show()",

@@ -11,7 +11,7 @@ from decimal import Decimal, ROUND_HALF_UP
 from bson.int64 import Int64
 from bson.son import SON
 
-from course.datasets_legacy import CATEGORIES, CURRENT_VERSION, MAX_TAGS, SKU_PATTERN
+from course.datasets.legacy import CATEGORIES, CURRENT_VERSION, MAX_TAGS, SKU_PATTERN
 
 REQUIRED = ("name", "category", "price_pence", "sku")
 

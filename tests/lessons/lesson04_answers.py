@@ -10,7 +10,7 @@ from __future__ import annotations
 from pymongo import IndexModel, UpdateMany, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from course.datasets_patterns import BUCKET_CAP, EXTRA_PAGE, FOLLOWER_THRESHOLD, RECENT_REVIEWS
+from course.datasets.patterns import BUCKET_CAP, EXTRA_PAGE, FOLLOWER_THRESHOLD, RECENT_REVIEWS
 
 
 # 04.1 subset -----------------------------------------------------------------------------------------

@@ -655,7 +655,7 @@ def drop_redundant_any_order(db):
 
 def drop_redundant_by_key_spec(db):
     """Not a right answer: pymongo turns the keys into the default name, so an index named otherwise is not found
-    (IndexNotFound on a server, and everywhere with course.quirks); kept to show it."""
+    (IndexNotFound on a server, and everywhere with course.store.quirks); kept to show it."""
     for name in db.list_collection_names():
         info = db[name].index_information()
         for index, spec in info.items():

@@ -12,7 +12,7 @@ from bson.decimal128 import Decimal128
 from pymongo import ASCENDING, IndexModel, ReplaceOne, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from course.datasets_more_patterns import FLUSH_EVERY, SESSION_TTL
+from course.datasets.more_patterns import FLUSH_EVERY, SESSION_TTL
 
 
 # 07.1 attribute ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from course import ____
-from course.datasets import catalog_products
+from course.datasets.catalog import catalog_products
 from course.lessons.lesson00 import PRODUCTS, SEED
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
 from tests.support.verdicts import assert_correct, assert_not_attempted, solution

@@ -10,10 +10,10 @@ from pymongo import ASCENDING, IndexModel, InsertOne, ReplaceOne, ReturnDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError
 
 from course import ____
-from course.capabilities import Capability
-from course.datasets_orders import KIND_COLLECTIONS, MAX_LINES, RECENT_REVIEWS
-from course.results import Status
-from course.sizes import insert_one_checked, update_one_checked
+from course.store.capabilities import Capability
+from course.datasets.orders import KIND_COLLECTIONS, MAX_LINES, RECENT_REVIEWS
+from course.engine.results import Status
+from course.toolkit.sizes import insert_one_checked, update_one_checked
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
 from tests.support.verdicts import assert_not_attempted, describe, solution
 

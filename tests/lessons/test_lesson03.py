@@ -7,7 +7,7 @@ backend lacks them (mongomock) the helpers assert the honest "needs ..." verdict
 import pytest
 
 from course import ____
-from course.capabilities import Capability
+from course.store.capabilities import Capability
 from tests.lessons import lesson03_answers as a
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
 from tests.support.verdicts import assert_not_attempted, assert_unsupported

@@ -286,7 +286,7 @@ def test_error_messages_name_pymongos_class():
     """A refused write is named as pymongo names it (WriteError), not by an embedded engine's subclass."""
     from pymongo.errors import WriteError
 
-    from course.lessons.lesson04_common import error_text, pymongo_name
+    from course.lessons.lesson04.common import error_text, pymongo_name
 
     class EngineValidationFailure(WriteError):  # how mongoeco's DocumentValidationFailure derives
         pass

@@ -3,7 +3,7 @@
 import pytest
 
 from course import ____
-from course.capabilities import Capability
+from course.store.capabilities import Capability
 from tests.lessons import lesson05_answers as a
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
 from tests.support.verdicts import assert_not_attempted, assert_unsupported

@@ -7,7 +7,7 @@ that break exactly one requirement of the statement (``tests/support/requirement
 import pytest
 
 from course import ____
-from course.capabilities import Capability
+from course.store.capabilities import Capability
 from course.lessons import lesson07
 from tests.lessons import lesson07_answers as a
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
@@ -258,7 +258,7 @@ def test_covered_messages_do_not_give_the_projection(make_lab, case):
 
 def test_a_duplicate_key_error_names_the_collection_not_the_scratch_database():
     """The grader tags each scratch database per learner: a message says "the prices collection" instead."""
-    from course.lessons.lesson07_money import _without_namespace
+    from course.lessons.lesson07.money import _without_namespace
     text = ("E11000 duplicate key error collection: course_07_scratch_glearner06_f84144fc08521d95.prices index: "
             "_id_ dup key: { _id: \"TEA-1\" }")
     assert _without_namespace(text) == ("E11000 duplicate key error in the prices collection index: _id_ dup key: "
@@ -297,9 +297,9 @@ def test_a_read_the_check_cannot_see_is_not_called_covered(make_lab):
 
 def test_covering_rule_reads_pipelines_and_projections():
     """The rule the embedded engines apply, on reads spelt the ways pymongo allows."""
-    from course.exercise import Unsupported
-    from course.lessons.lesson07_covered import _read_of, rule_says
-    from course.recording import Op
+    from course.engine.exercise import Unsupported
+    from course.lessons.lesson07.covered import _read_of, rule_says
+    from course.engine.recording import Op
 
     def verdict(method, *args, **kwargs):
         try:
@@ -326,7 +326,7 @@ def test_covering_rule_reads_pipelines_and_projections():
 
 def test_covered_pipeline_reads_a_servers_explain():
     """A server's aggregate explain, classic ($cursor) or slot-based, judged by its winning plan only."""
-    from course.lessons.lesson07_covered import _covered, plan_stages
+    from course.lessons.lesson07.covered import _covered, plan_stages
 
     classic = {"stages": [{"$cursor": {"queryPlanner": {
         "winningPlan": {"stage": "PROJECTION_COVERED", "inputStage": {"stage": "IXSCAN"}},
@@ -404,7 +404,7 @@ class _FakeDb:
 
 
 def test_lookup_costs_read_the_servers_explain():
-    from course.lessons.lesson07_costs import compare
+    from course.lessons.lesson07.costs import compare
 
     classic = {"stages": [{"$cursor": {"executionStats": {"totalDocsExamined": 20}}},
                           {"$lookup": {"from": "customers"}, "totalDocsExamined": 20, "totalKeysExamined": 20},
@@ -419,8 +419,8 @@ def test_lookup_costs_read_the_servers_explain():
 
 
 def test_lookup_costs_on_this_backend_are_counted_and_labelled(lab):
-    from course.datasets_more_patterns import shop_customers, shop_orders
-    from course.lessons.lesson07_costs import compare
+    from course.datasets.more_patterns import shop_customers, shop_orders
+    from course.lessons.lesson07.costs import compare
 
     if lab.backend.supports(Capability.SERVER_EXPLAIN):
         pytest.skip("a server: its explain figures are tested above")

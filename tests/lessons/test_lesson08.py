@@ -7,7 +7,7 @@ that break exactly one requirement of the statement (``tests/support/requirement
 import pytest
 
 from course import ____
-from course.lessons.lesson08_shard import PREDICTED_READS, true_route
+from course.lessons.lesson08.shard import PREDICTED_READS, true_route
 from tests.lessons import lesson08_answers as a
 from tests.support.requirements import Right, Wrong, check_right, check_wrong
 from tests.support.verdicts import assert_not_attempted, describe, solution as reference_solution
@@ -201,7 +201,7 @@ def test_a_regex_search_finds_the_same_names_but_is_not_indexed(make_lab):
 
 def test_the_resume_check_stops_the_consumer_where_it_says(make_lab, monkeypatch):
     """The loop is stopped after the stated numbers of events: the deliveries add up to the changes, once each."""
-    from course.lessons import lesson08_streams as streams
+    from course.lessons.lesson08 import streams as streams
 
     lab = make_lab("08")
     if not lab.backend.supports(streams.Capability.CHANGE_STREAMS):
@@ -229,7 +229,7 @@ def test_a_collation_object_that_crossed_the_grader_is_not_judged(make_lab):
     """course grade receives pymongo's Collation, returned by name_search, as an opaque type name: the search
     is reported not checked (partly_checked), never incorrect for a right answer."""
     from course.grading.channel import Opaque
-    from course.lessons.lesson08_collation import OPAQUE_COLLATION
+    from course.lessons.lesson08.collation import OPAQUE_COLLATION
 
     lab = make_lab("08")
     crossed = swap(4, name_search=lambda name: {"filter": {"name": name}, "collation": Opaque("Collation")})(lab)
@@ -247,7 +247,7 @@ def test_the_consumer_loop_never_waits_on_an_empty_stream(make_lab):
     mongoeco): the course's loop polls without waiting, so the check ends, and quickly."""
     import time
 
-    from course.lessons import lesson08_streams as streams
+    from course.lessons.lesson08 import streams as streams
 
     lab = make_lab("08")
     if not lab.backend.supports(streams.Capability.CHANGE_STREAMS):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from course.exercise import Exercise, Incorrect, hidden, visible
+from course.engine.exercise import Exercise, Incorrect, hidden, visible
 
 LAB = "99"
 MODULE = "fake99"
@@ -90,7 +90,7 @@ class CountKitchen(Exercise):
                     "reads": "it only reads"}
 
     def _products(self, documents):
-        from course.recording import RecordingCollection
+        from course.engine.recording import RecordingCollection
 
         products = self.lab.scratch().products
         products.insert_many([dict(d) for d in documents])
@@ -139,7 +139,7 @@ class Restock(Exercise):
 
     def stocked(self, documents=STOCK, race: bool = False):
         """A fresh scratch collection of ``documents`` behind a recording wrapper (with the sale race if asked)."""
-        from course.recording import RecordingCollection
+        from course.engine.recording import RecordingCollection
 
         products = self.lab.scratch().products
         products.insert_many([dict(d) for d in documents])
@@ -184,7 +184,7 @@ class Report(Exercise):
     @visible(points=1)
     def reports(self, a):
         """report(products) returns 'mongo'"""
-        from course.recording import RecordingCollection
+        from course.engine.recording import RecordingCollection
 
         products = self.lab.scratch().products
         products.insert_many([dict(d) for d in KITCHEN])

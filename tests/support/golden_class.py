@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from course.hidden_messages import INCORRECT as WITHHELD
+from course.engine.hidden_messages import INCORRECT as WITHHELD
 from support import fake_lesson
 from support.fake_lesson import code
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SENTINEL = "SECRET_SENTINEL_7731"  # appears only in the secret tests' code
 
 SECRET_TESTS = f'''
-from course.exercise import Incorrect
+from course.engine.exercise import Incorrect
 from course.grading.secret import hidden_for
 
 {SENTINEL} = 41
@@ -43,11 +43,11 @@ def doubles_big_numbers(exercise, answers):
 RESULT = "application/vnd.course.result+json"
 ATTACKS = {
     "cheat_evaluate": (
-        "from course.exercise import Exercise\nfrom course.results import Result, Status\n"
+        "from course.engine.exercise import Exercise\nfrom course.engine.results import Result, Status\n"
         "Exercise.evaluate = lambda self, ns, include_hidden=False: Result(\n"
         "    self.id, self.title, Status.CORRECT, '', self.max_points(), self.max_points())"),
     "cheat_code": (
-        "from course.exercise import Exercise\nfrom course.results import Result, Status\n"
+        "from course.engine.exercise import Exercise\nfrom course.engine.results import Result, Status\n"
         "def fake(self, ns, *, include_hidden):\n"
         "    return Result(self.id, self.title, Status.CORRECT, '', 9.0, 9.0)\n"
         "Exercise.evaluate.__code__ = fake.__code__"),
@@ -73,7 +73,7 @@ ATTACKS = {
         " 'max_score': 3}}}, raw=True)\n"
         "get_ipython().events.register('pre_run_cell', pre)"),
     "cheat_session": (
-        "import course.session as s\n"
+        "import course.lab.session as s\n"
         "class FakeBackend:\n    name = 'mongomock'; client = object(); version = ''; description = ''\n"
         "class FakeLab:\n    backend = FakeBackend()\n"
         "s._ACTIVE['99'] = FakeLab()"),
@@ -143,7 +143,7 @@ FLAGGED = {"cheat_evaluate", "cheat_code", "cheat_record", "cheat_mime", "cheat_
 
 def lab_notebook():
     """Lab 99 as ``course release`` makes it."""
-    from course.release import make_lab
+    from course.handout.release import make_lab
 
     return make_lab(fake_lesson.solution_notebook(), "99", "solutions/99-fake-lab.ipynb")
 
@@ -159,7 +159,7 @@ def solution():
 
 def write_class(root: Path) -> tuple[Path, Path]:
     """Write the golden class under ``root``; return (submissions folder, secret tests folder)."""
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     submissions, secret = root / "class", root / "secret"
     secret.mkdir(parents=True)

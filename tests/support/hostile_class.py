@@ -105,10 +105,10 @@ def attacks(class_folder: Path, out: Path, host_port: int) -> dict[str, tuple[st
             "        found.append(pid)\n"
             "ESCAPED = bool(found)"),
         "package_edit": _attack(
-            "import os, course.exercise, support.fake_lesson\nESCAPED = False\n"
-            "for path in (course.exercise.__file__, support.fake_lesson.__file__):\n"
+            "import os, course.engine.exercise, support.fake_lesson\nESCAPED = False\n"
+            "for path in (course.engine.exercise.__file__, support.fake_lesson.__file__):\n"
             "    try:\n        open(path, 'r+b').close()\n        ESCAPED = True\n    except OSError:\n        pass\n"
-            "ESCAPED = ESCAPED or os.access(os.path.dirname(course.exercise.__file__), os.W_OK)"),
+            "ESCAPED = ESCAPED or os.access(os.path.dirname(course.engine.exercise.__file__), os.W_OK)"),
         "other_submission": _attack(
             "import os\nown = os.getcwd()\nESCAPED = False\n"
             f"for target in ({str(victim)!r}, {str(class_folder)!r}, {str(out)!r}):\n"
@@ -189,7 +189,7 @@ runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 
 def write_class(root: Path, out: Path, host_port: int) -> tuple[Path, Path]:
     """The hostile class and its two victims under ``root``; return (class folder, secret tests folder)."""
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     submissions, secret = root / "class", root / "secret"
     secret.mkdir(parents=True)
@@ -270,7 +270,7 @@ DB_ATTACKS = {
 
 def write_db_class(root: Path, victim_tag: str) -> Path:
     """Lab 98: a correct victim (every exercise) and the :data:`DB_ATTACKS` (98.1 only); return the class folder."""
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
     from support.fake_lesson import notebook
 
     from support.relay_attacks import HONEST

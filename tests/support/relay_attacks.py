@@ -21,7 +21,7 @@ from support.fake_lesson import code, notebook
 NAME = "98-fake-db-lab.ipynb"
 SECRET_SENTINEL = "SECRET_SENTINEL_8842"  #: only in the secret test of 98.2: never in any grading output
 SECRET_TESTS = f'''
-from course.exercise import Incorrect
+from course.engine.exercise import Incorrect
 from course.grading.secret import hidden_for
 from support.fake_lesson import STOCK
 
@@ -549,7 +549,7 @@ def write_class(root: Path, attackers: list[str], victims: tuple[str, ...] = (),
     Return (class folder, secret tests folder, learner -> the attack it carries).  ``extra`` adds attacks
     by name (for :data:`CLASSMATE`); ``victims`` are the classmates' names the attackers aim at.
     """
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     submissions, secret = root / "class", root / "secret"
     secret.mkdir(parents=True, exist_ok=True)

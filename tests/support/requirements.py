@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
-from course.results import Result, Status
+from course.engine.results import Result, Status
 from tests.support.verdicts import describe
 
 AnswerSource = Union[Mapping[str, Any], Callable[[Any], Mapping[str, Any]]]

@@ -25,7 +25,7 @@ _UNSHARDED: dict[str, Path] = {}
 
 def write_class(root: Path) -> Path:
     """Write the class under ``root / "class"``: right, wrong and not-attempted answers; return the folder."""
-    from course.notebooks import write_notebook
+    from course.handout.notebooks import write_notebook
 
     submissions = Path(root) / "class"
     for number, learner in enumerate(LEARNERS):

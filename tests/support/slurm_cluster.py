@@ -5,7 +5,7 @@ spool and logs there), starts ``munged`` (its own socket), ``slurmctld`` and ``s
 children of this process, and waits until the node is idle; :meth:`Cluster.stop` stops exactly those three
 processes (by their ids) and removes the folder.  ``env()`` is the environment that points ``sbatch`` and
 ``squeue`` at this cluster (``SLURM_CONF``).  Needs root (slurmd runs jobs as their user) and Debian's
-``slurm-wlm`` and ``munge`` (course/prereqs.py installs them for make test).
+``slurm-wlm`` and ``munge`` (course/setup/prereqs.py installs them for make test).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from course.exercise import Exercise
-from course.results import Result, Status
+from course.engine.exercise import Exercise
+from course.engine.results import Result, Status
 
 
 def _grade(exercise: Exercise, namespace: Mapping[str, Any]) -> Result:

@@ -24,7 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
-from course.backends import is_loopback
+from course.store.backends import is_loopback
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -45,8 +45,8 @@ async def serve(host: str, port: int, port_file: Path | None) -> None:
     from mongoeco.engines.memory import MemoryEngine
     from mongoeco.wire import AsyncMongoEcoProxyServer
 
-    from course.engine_imports import skip_unused_imports
-    from course.quirks import absorb
+    from course.store.engine_imports import skip_unused_imports
+    from course.store.quirks import absorb
 
     skip_unused_imports()
     absorb("mongoeco")  # the engine's quirks, absorbed server-side as they are in-process
