@@ -1,4 +1,4 @@
-"""The quirks of course/store/mongoeco/equality_scans.py and course/store/mongoeco/merge_on_fields.py: a server's answers, on every backend.
+"""The quirks of course/store/mongoeco/equality_scans.py, merge_on_fields.py and embedded_fields.py: a server's answers, on every backend.
 
 Each test states what a MongoDB server answers; on mongoeco the course's patches must give the same (their
 fast paths decide only cases a server decides the same way), and on mongomock what it implements.
@@ -212,3 +212,27 @@ def test_collation_objects_are_taken_as_pymongo_takes_them(db, backend):
     name = db.t.create_index("name", collation=caseless)
     assert db.t.index_information()[name]["collation"]["strength"] == 2
     assert db.t.count_documents({"name": "ADA"}) == 0  # without the collation, a binary comparison
+
+
+def test_set_with_an_embedded_document_of_fields_sets_them_inside(db, backend):
+    """A server reads {"$set": {"customer": {"phones": ...}}} as customer.phones: the customer's other fields stay
+    (course/store/mongoeco/embedded_fields.py); an expression, $literal and a missing target are built whole."""
+    from course.store.capabilities import Capability
+
+    db.t.insert_many([{"_id": 1, "customer": {"name": "Ann", "phone": "0900", "address": {"city": "Oslo"}}},
+                      {"_id": 2, "customer": "not a document"}, {"_id": 3}])
+    stage = {"$set": {"customer": {"phones": ["$customer.phone"], "address": {"zip": "0150"}}}}
+    got = {d["_id"]: d.get("customer") for d in db.t.aggregate([stage])}
+    assert got[1] == {"name": "Ann", "phone": "0900", "address": {"city": "Oslo", "zip": "0150"}, "phones": ["0900"]}
+    assert got[3]["address"] == {"zip": "0150"}
+    assert isinstance(got[2], dict) and got[2]["address"] == {"zip": "0150"}  # a scalar is replaced by the document
+    literal = next(iter(db.t.aggregate([{"$match": {"_id": 1}}, {"$set": {"customer": {"$literal": {"a": 1}}}}])))
+    assert literal["customer"] == {"a": 1}
+    expression = next(iter(db.t.aggregate([{"$match": {"_id": 1}},
+                                           {"$addFields": {"customer": {"$ifNull": ["$nothing", "x"]}}}])))
+    assert expression["customer"] == "x"
+    if not backend.supports(Capability.PIPELINE_UPDATES):
+        return
+    db.t.update_one({"_id": 1}, [{"$set": {"schema_version": 2, "customer": {"phones": ["$customer.phone"]}}},
+                                 {"$unset": "customer.phone"}])
+    assert db.t.find_one({"_id": 1})["customer"] == {"name": "Ann", "address": {"city": "Oslo"}, "phones": ["0900"]}

@@ -92,6 +92,10 @@ QUIRKS: dict[str, tuple[str, ...]] = {
         "$merge accepts only on: '_id' (\"$merge currently supports only omitted on or on: '_id'\"): the course "
         "merges on any fields a unique index of the target covers, with a server's errors (51183 no such index, "
         "51132 a missing or array on field, 13113 whenNotMatched: fail, 11000 whenMatched: fail)",
+        "$set and $addFields (in a pipeline or an update pipeline) replace an embedded document with a document "
+        "of fields ({\"$set\": {\"customer\": {\"phones\": ...}}} drops the customer's other fields), where a "
+        "server sets those fields inside it: the course reads such a document as dotted paths (customer.phones), "
+        "as a server does",
         "db[name] and db.get_collection(name) take any name: db[None] writes a collection named None, after which "
         "dropping or listing the database fails inside the engine ('<' not supported between 'str' and "
         "'NoneType'): the course refuses a name that is not a str with pymongo's TypeError (\"name must be an "
@@ -114,6 +118,8 @@ QUIRKS: dict[str, tuple[str, ...]] = {
     ),
     "mongomock": (
         "index keys given as a dict raise TypeError: the course passes them as a list of pairs",
+        "the $set/$addFields stage replaces an embedded document with a document of fields: the course sets "
+        "those fields inside it, as a server does",
         "index_information() returns IndexModel keys as dict_items: the course returns lists of pairs",
         "bulk_write with pymongo >= 4.11 operations raises TypeError (the new 'sort' argument): "
         "the course accepts operations without a sort",

@@ -102,6 +102,14 @@ def audit_version_none(orders):
     return {(None if key[0] == 1 else key[0],) + key[1:]: n for key, n in census.items()}
 
 
+def audit_two_versions(orders):
+    """Wrong (version): version 2 when schema_version is 2, else 1, so a version 3 order counts as 1 (review 29)."""
+    census = Counter()
+    for key, n in audit_counter(orders).items():
+        census[(2 if key[0] == 2 else 1,) + key[1:]] += n
+    return dict(census)
+
+
 def audit_python_type_names(orders):
     """Wrong (types): Python's type names ("str", "list", "NoneType") instead of $type's."""
     names = {"string": "str", "array": "list", "missing": "NoneType", "null": "NoneType", "double": "float"}
@@ -188,12 +196,21 @@ TO_V2_SWITCH = [
         "default": []}}}},
     {"$unset": "customer.phone"},
 ]
+#: Right: the new field given as an embedded document of fields, which a server sets inside customer (review 29)
+TO_V2_EMBEDDED = [
+    {"$set": {"schema_version": 2, "customer": {"phones": {
+        "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}},
+    {"$unset": "customer.phone"},
+]
 TO_V2_NULL = [{"$set": {"schema_version": 2, "customer.phones": ["$customer.phone"]}}, {"$unset": "customer.phone"}]
 TO_V2_KEEPS_PHONE = [{"$set": {"schema_version": 2, "customer.phones": {
     "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}]
+#: Wrong (shape): customer becomes a new document holding phones alone ($mergeObjects of one document is an
+#: expression, so the customer's other fields are lost; a plain {"phones": ...} would be set inside it)
 TO_V2_REPLACES_CUSTOMER = [
-    {"$set": {"schema_version": 2, "customer": {"phones": {
-        "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}}},
+    {"$set": {"schema_version": 2, "customer": {"$mergeObjects": [{"phones": {
+        "$cond": [{"$eq": [{"$type": "$customer.phone"}, "missing"]}, [], ["$customer.phone"]]}}]}}},
+    {"$unset": "customer.phone"},
 ]
 
 
@@ -338,6 +355,18 @@ def upgrade_keeps_phone(doc):
     customer = dict(doc["customer"])
     customer["phones"] = [customer["phone"]] if "phone" in customer else []
     return {**doc, "schema_version": 2, "customer": customer}
+
+
+def upgrade_pops_every_phone(doc):
+    """Wrong (upgrade): pops customer.phone whatever the version, so a dual-written version 2 order loses it
+    (review 29)."""
+    new = copy.deepcopy(doc)
+    customer = new.setdefault("customer", {})
+    phone = customer.pop("phone", None)
+    if "schema_version" not in new:
+        customer["phones"] = [] if phone is None else [phone]
+        new["schema_version"] = 2
+    return new
 
 
 def read_order_raw(orders, order_id):
@@ -529,6 +558,35 @@ def _walk_counts_selected(to_v2):
             last = ids[-1]
             log(f"{seen}")
             sleep(pause)
+    return migrate_in_batches
+
+
+def make_batch_counts_ids(to_v2):
+    """Wrong (returns): adds how many ids each batch selected, not how many the update changed (review 29)."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        moved = 0
+        while ids := [d["_id"] for d in orders.find(OLD, {"_id": 1}).sort("_id", 1).limit(batch_size)]:
+            orders.update_many({"_id": {"$in": ids}, **OLD}, to_v2)
+            moved += len(ids)
+            log(f"{moved} so far")
+            sleep(pause)
+        return moved
+    return migrate_in_batches
+
+
+def make_batch_unbounded_sweep(to_v2):
+    """Wrong (batch size): walks by _id in batches, then sweeps what is left in one update_many (review 29)."""
+    def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=None, log=print):
+        moved, last = 0, None
+        while ids := [d["_id"] for d in orders.find({**OLD, **({} if last is None else {"_id": {"$gt": last}})},
+                                                    {"_id": 1}).sort("_id", 1).limit(batch_size)]:
+            moved += orders.update_many({"_id": {"$in": ids}, **OLD}, to_v2).modified_count
+            last = ids[-1]
+            log(f"up to {last}")
+            sleep(pause)
+        swept = orders.update_many(OLD, to_v2).modified_count
+        log(f"final sweep: {swept}")
+        return moved + swept
     return migrate_in_batches
 
 

@@ -556,6 +556,12 @@ def repair_orders_ten(db):
     _repair(db, lambda entries: _newest(entries, 10))
 
 
+def repair_orders_recent_from_this_run(db):
+    """Wrong (recent): recent_orders from the entries this run moved only, so a later run drops the older ones
+    (review 29)."""
+    _repair(db, _newest, merge_recent=False)
+
+
 def repair_orders_keeps_array(db):
     """Wrong (removed): copies the history out but leaves the array in the customer."""
     _repair(db, _newest, unset=False, merge_recent=False)

@@ -261,6 +261,11 @@ def ttl_plain(db):
     db.sessions.create_index("lastSeenAt")
 
 
+def ttl_compound(db):
+    """Wrong (ttl): a compound index with expireAfterSeconds, which expires nothing (review 29)."""
+    db.sessions.create_index([("lastSeenAt", 1), ("userId", 1)], expireAfterSeconds=SESSION_TTL)
+
+
 def ttl_wrong_field(db):
     db.sessions.create_index("createdAt", expireAfterSeconds=SESSION_TTL)
 

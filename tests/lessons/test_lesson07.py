@@ -143,6 +143,8 @@ WRONG = [
     Wrong("07.3", "ttl", "30 seconds, not 30 days", swap(3, create_session_ttl=a.ttl_days), "2,592,000"),
     Wrong("07.3", "ttl", "a plain index", swap(3, create_session_ttl=a.ttl_plain), "expireAfterSeconds"),
     Wrong("07.3", "ttl", "the wrong field", swap(3, create_session_ttl=a.ttl_wrong_field), "lastSeenAt"),
+    Wrong("07.3", "ttl", "a compound TTL index: incorrect, not an error (review 29)",
+          swap(3, create_session_ttl=a.ttl_compound), "lastSeenAt"),
     # 07.4
     Wrong("07.4", "history", "keeps no history", swap(4, update_policy=a.update_no_history), "policies_history"),
     Wrong("07.4", "history", "the history document reuses the policy's _id",

@@ -25,12 +25,17 @@ ODD_ORDERS = (
     {"_id": 903, VERSION_FIELD: 2, "customer": {"name": "Z", "phones": []}, "views": Int64(3_000_000_000)},
     {"_id": 904, "customer": {"name": "W", "phone": "0900000001"}, "views": Int64(0)},
     {"_id": 905, VERSION_FIELD: 2, "customer": {"name": "V", "phones": ["0900000002"]}, "views": False},
+    # a newer deploy's version: its schema_version is its version (not "2 unless absent")
+    {"_id": 906, VERSION_FIELD: 3, "customer": {"name": "U", "phones": ["0900000003"]}, "views": 4},
 )
 #: Two counters stored as other types, added to the visible audit checks' collection: a bool (an int in
-#: Python) and a double, where a census that names types its own way can be told apart.
+#: Python) and a double, where a census that names types its own way can be told apart; and an order of a
+#: newer version 3.
 ODD_COUNTERS = (
     {"_id": 951, "customer": {"name": "B", "phone": "0900000951"}, "views": True},
     {"_id": 952, "customer": {"name": "D", "phone": "0900000952"}, "views": 2.5},
+    # a newer deploy's version: its schema_version is its version (not "2 unless absent")
+    {"_id": 953, VERSION_FIELD: 3, "customer": {"name": "T", "phones": ["0900000953"]}, "views": 7},
 )
 _NUMBERS = ("int", "long")
 
@@ -179,7 +184,8 @@ def audit(orders):
     def _versions(self, census, orders):
         want = self._by(expected_census(orders.find({})), lambda k: k[0])
         self._same("version", want, self._by(census, lambda k: k[0]),
-                   ": an order without schema_version is version 1 ($ifNull)")
+                   ": an order without schema_version is version 1 ($ifNull), any other has the version its "
+                   "schema_version says")
 
     def _counts(self, census, orders):
         total = orders.count_documents({})
@@ -213,13 +219,13 @@ def audit(orders):
 
     @visible(points=1, checks="version")
     def versions(self, answer):
-        """Orders without schema_version are version 1"""
+        """Orders without schema_version are version 1, the others the version they name (3 included)"""
         orders = seeded_orders(self.lab, extra=ODD_COUNTERS)
         self._versions(self._census(answer, orders), orders)
 
     @hidden(points=1, checks="version")
     def versions_another_collection(self, answer):
-        """Versions, on another collection"""
+        """Versions, on another collection (an order of a newer version 3 among them)"""
         orders = seeded_orders(self.lab, n=45, seed=8, extra=ODD_ORDERS)
         self._versions(self._census(answer, orders), orders)
 

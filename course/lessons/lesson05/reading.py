@@ -52,6 +52,12 @@ def _with_a_second_phone(docs, phone: str) -> dict:
     return {**copy.deepcopy(model), "_id": SECOND_PHONE_ID, "customer": customer}
 
 
+def _dual_written(model: dict, order_id: int) -> dict:
+    """A copy of version 2 order ``model`` as dual-writing leaves it (lesson 05.5): customer.phone kept too."""
+    customer = {**model["customer"], "phone": (model["customer"].get("phones") or [phone_of(1)])[0]}
+    return {**copy.deepcopy(model), "_id": order_id, "customer": customer}
+
+
 class ReadBothVersions(Exercise):
     id = "05.3"
     title = "Read both versions while the migration runs"
@@ -100,19 +106,23 @@ def find_by_phone(orders, phone):
 
     @visible(points=2, checks="upgrade")
     def upgrades_both_versions(self, answer):
-        """upgrade gives the version 2 form of a version 1 order, one without a phone, and a version 2 order"""
+        """upgrade gives the version 2 form of a version 1 order, one without a phone, and a version 2 order
+        (a dual-written one, which still has customer.phone, included) as it is"""
         docs = {d["_id"]: d for d in orders_of()}
-        self._upgrade(answer, [docs[1], docs[NO_PHONE_IDS[0]], docs[16], docs[6]])
+        self._upgrade(answer, [docs[1], docs[NO_PHONE_IDS[0]], docs[16], docs[6], _dual_written(docs[16], 963)])
 
     @hidden(points=1, checks="upgrade")
     def upgrades_other_orders(self, answer):
-        """Other orders: more customer fields, a version 2 order without phones"""
+        """Other orders: more customer fields, a version 2 order without phones, a dual-written version 2 order"""
         docs = list(orders_of(40, 8)) + [
             {"_id": 960, "customer": {"_id": 3, "name": "C 3", "phone": phone_of(3), "email": "c3@example"},
              "views": 0, "items": [{"sku": "b"}]},
             {"_id": 961, VERSION_FIELD: 2, "customer": {"_id": 4, "name": "C 4", "phones": []}},
+            # dual-written (lesson 05.5): a version 2 order that still carries the old field, returned as it is
+            {"_id": 962, VERSION_FIELD: 2, "customer": {"_id": 5, "name": "C 5", "phone": phone_of(5),
+                                                        "phones": [phone_of(5)]}},
         ]
-        self._upgrade(answer, [d for d in docs if d["_id"] in (1, 2, 17, 33, 960, 961)])
+        self._upgrade(answer, [d for d in docs if d["_id"] in (1, 2, 17, 33, 960, 961, 962)])
 
     # ---- shared: a returned order is right if it is the v2 form, or what the learner's own upgrade makes
     def _own_upgrade(self, answer, doc):

@@ -40,6 +40,33 @@ def _newest_first(entries: list[dict]) -> list[dict]:
     return sorted(entries, key=lambda e: (e["placed_at"], e["order_no"]), reverse=True)
 
 
+def _recent_wrong(customer: dict, entries: list[dict], after: str = "") -> str:
+    """What is wrong with ``customer``'s recent_orders, given every entry it has had (``after``: the story so
+    far, for the message), or ""."""
+    held = customer.get("recent_orders")
+    where = f"{after}customer {customer['_id']}'s recent_orders"
+    if not isinstance(held, list):
+        return f"{after}customer {customer['_id']} has no recent_orders list (it has {clipped(held, 40)})"
+    if len(held) != min(RECENT_ORDERS, len(entries)):
+        return (f"{where} holds {len(held)} orders; it has had {len(entries)}, so it should hold the "
+                f"{min(RECENT_ORDERS, len(entries))} newest")
+    by_no = {e["order_no"]: e for e in entries}
+    for entry in held:
+        original = by_no.get(entry.get("order_no")) if isinstance(entry, dict) else None
+        difference = first_change(original, entry) if original is not None else "it is no order of theirs"
+        if difference:
+            return f"{where} holds {clipped(entry, 80)}, not an order as it was ({difference})"
+    dates = [e["placed_at"] for e in held]
+    if dates != sorted(dates, reverse=True):
+        return f"{where} is not newest first: its placed_at dates run {', '.join(f'{d:%Y-%m-%d}' for d in dates)}"
+    kept = {e["order_no"] for e in held}
+    newer = [e for e in entries if e["order_no"] not in kept and dates and e["placed_at"] > dates[-1]]
+    if newer:
+        return (f"{where} leaves out order {newer[0]['order_no']} of {newer[0]['placed_at']:%Y-%m-%d}, newer than "
+                f"one it keeps: keep the {RECENT_ORDERS} newest")
+    return ""
+
+
 class StoppedHere(Exception):
     """Raised into the repair by the check, at its first write to customers after a history write (a crash)."""
 
@@ -188,29 +215,9 @@ def repair_orders(db):
         run = self.run(answer, variant)
         seeded = self._seeded_customers(run)
         for customer in by_id(run.db.customers, None, {"recent_orders": 1}):
-            entries = seeded[customer["_id"]]["orders"]
-            held = customer.get("recent_orders")
-            where = f"customer {customer['_id']}'s recent_orders"
-            if not isinstance(held, list):
-                raise Incorrect(f"customer {customer['_id']} has no recent_orders list (it has {clipped(held, 40)})")
-            if len(held) != min(RECENT_ORDERS, len(entries)):
-                raise Incorrect(f"{where} holds {len(held)} orders; it has {len(entries)}, so it should hold the "
-                                f"{min(RECENT_ORDERS, len(entries))} newest")
-            by_no = {e["order_no"]: e for e in entries}
-            for entry in held:
-                original = by_no.get(entry.get("order_no")) if isinstance(entry, dict) else None
-                difference = first_change(original, entry) if original is not None else "it is no order of theirs"
-                if difference:
-                    raise Incorrect(f"{where} holds {clipped(entry, 80)}, not an order as it was ({difference})")
-            dates = [e["placed_at"] for e in held]
-            if dates != sorted(dates, reverse=True):
-                raise Incorrect(f"{where} is not newest first: its placed_at dates run "
-                                f"{', '.join(f'{d:%Y-%m-%d}' for d in dates)}")
-            kept = {e["order_no"] for e in held}
-            newer = [e for e in entries if e["order_no"] not in kept and dates and e["placed_at"] > dates[-1]]
-            if newer:
-                raise Incorrect(f"{where} leaves out order {newer[0]['order_no']} of {newer[0]['placed_at']:%Y-%m-%d}, "
-                                f"newer than one it keeps: keep the {RECENT_ORDERS} newest")
+            wrong = _recent_wrong(customer, seeded[customer["_id"]]["orders"])
+            if wrong:
+                raise Incorrect(wrong)
 
     def _removed(self, answer, variant):
         run = self.run(answer, variant)
@@ -250,11 +257,14 @@ def repair_orders(db):
         if cache is Repair._scenarios:  # outside evaluate (an assertion called alone): a cache of its own
             cache = self._scenarios = {}
         if variant not in cache:
-            db, _ = self.seed(variant)
-            cache[variant] = {"live": self._live_story(answer, db), "crash": self._crash_story(answer, db)}
+            db, shop = self.seed(variant)
+            live, recent = self._live_story(answer, db, shop)
+            cache[variant] = {"live": live, "recent": recent, "crash": self._crash_story(answer, db)}
         return cache[variant]
 
-    def _live_story(self, answer, db) -> str:
+    def _live_story(self, answer, db, shop) -> tuple[str, str]:
+        """(what went wrong with the order placed meanwhile, what is wrong with recent_orders after the next
+        run: the five newest of the seeded entries and the order placed since)."""
         late = self._placed_meanwhile(answer, db)
         race = "an order was placed for every customer (pushed onto its orders) after your first read and before "
 
@@ -266,13 +276,20 @@ def repair_orders(db):
             if not copied(entry) and not any(isinstance(e, dict) and e.get("order_no") == LATE_NO for e in held):
                 return (f"{race}your first write: customer {customer_id}'s order {LATE_NO} is neither in "
                         "db.order_history nor in its orders any more: it was lost (the update removed entries it "
-                        "had not copied)")
+                        "had not copied)"), ""
         self.call(self.function, getattr(answer, self.function), db)
         for customer_id, entry in sorted(late.items()):
             if not copied(entry):
                 return (f"{race}your first write; the next run left customer {customer_id}'s order {LATE_NO} out "
-                        "of db.order_history: a later run moves what is still embedded")
-        return ""
+                        "of db.order_history: a later run moves what is still embedded"), ""
+        seeded = {c["_id"]: c["orders"] for c in shop.collections["customers"]}
+        story = "after a run during which an order was placed for every customer, and a next run that moved it, "
+        for customer in by_id(db.customers, None, {"recent_orders": 1}):
+            wrong = _recent_wrong(customer, seeded[customer["_id"]] + [late[customer["_id"]]]
+                                  if customer["_id"] in late else seeded[customer["_id"]], story)
+            if wrong:
+                return "", wrong
+        return "", ""
 
     def _crash_story(self, answer, db) -> str:
         """One more order for every customer, a run stopped part-way, a whole run: no history document twice
@@ -296,6 +313,11 @@ def repair_orders(db):
 
     def _live(self, answer, variant):
         wrong = self._scenario(answer, variant)["live"]
+        if wrong:
+            raise Incorrect(wrong)
+
+    def _recent_later(self, answer, variant):
+        wrong = self._scenario(answer, variant)["recent"]
         if wrong:
             raise Incorrect(wrong)
 
@@ -359,6 +381,11 @@ def repair_orders(db):
     def other_order_placed_meanwhile(self, answer):
         """Another smaller shop: an order placed while the repair runs is not lost"""
         self._live(answer, LIVE_OTHER)
+
+    @visible(points=1, checks="recent")
+    def recent_after_a_later_run(self, answer):
+        """A smaller shop: after a later run moves an order placed since, recent_orders is still the five newest"""
+        self._recent_later(answer, LIVE)
 
     @hidden(points=1, checks="crash")
     def other_rerun_after_a_stop(self, answer):

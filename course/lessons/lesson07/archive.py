@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 
 from course.datasets.more_patterns import CUTOFF, SESSION_TTL, archive_orders
-from course.engine.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
+from course.engine.exercise import Exercise, Incorrect, LearnerCodeError, LearnerRaised, hidden, visible
 from course.lessons.lesson04.common import COMPARE, by_id, data, first_difference, is_int, seeded
 from course.lessons.lesson06.text import clipped
 
@@ -181,7 +181,15 @@ def create_session_ttl(db):
 
     def _check_ttl(self, answer, sessions):
         db = seeded(self.lab, sessions=sessions)
-        self.call("create_session_ttl", answer.create_session_ttl, db)
+        try:
+            self.call("create_session_ttl", answer.create_session_ttl, db)
+        except LearnerCodeError as error:  # mongoeco refuses a compound TTL index; a server ignores its TTL
+            if error.raised is not None and error.raised.is_a("OperationFailure") \
+                    and "single-field" in error.raised.message:
+                raise Incorrect("create_session_ttl made a compound index with expireAfterSeconds: a TTL index has "
+                                "one field (a server ignores expireAfterSeconds on a compound index, and nothing "
+                                "expires); make it on lastSeenAt alone") from None
+            raise
         information = db.sessions.index_information()
         found = [(name, [f for f, _ in info["key"]], info.get("expireAfterSeconds"))
                  for name, info in information.items() if name != "_id_"]

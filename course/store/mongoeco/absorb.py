@@ -28,6 +28,7 @@ def absorb_mongoeco() -> None:
 
     from course.store.mongoeco.codec_speed import check_codec, encoding_validated_once
     from course.store.mongoeco.command_arguments import patches as command_argument_patches
+    from course.store.mongoeco.embedded_fields import patches as embedded_field_patches
     from course.store.mongoeco.equality_scans import patches as equality_scan_patches
     from course.store.mongoeco.id_lookups import missing_ids_by_key
     from course.store.mongoeco.index_builds import build_with_remembered_keys, keys_computed_once_per_build
@@ -60,6 +61,7 @@ def absorb_mongoeco() -> None:
         *merge_on_fields_patches(),
         *numeric_type_patches(),
         *command_argument_patches(),
+        *embedded_field_patches(),
     ]
     check_patches("mongoeco", patches, added=((Database, "client"), (Cursor, "__next__"), (Cursor, "__getitem__"),
                                        (AggregationCursor, "__next__")))

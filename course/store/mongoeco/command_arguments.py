@@ -23,7 +23,7 @@ patches).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from course.store.patch_check import written_for
 
