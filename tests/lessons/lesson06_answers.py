@@ -287,6 +287,14 @@ def method_rebuilt(db):
         db.payments.replace_one({"_id": payment["_id"]}, {**{k: payment[k] for k in common}, "method": method})
 
 
+def method_projected_copy(db):
+    """Wrong (unchanged): replace_one of a copy read with a projection of the marker fields: order_id and the
+    rest are lost (review 29: only 'unchanged' breaks, not 'method')."""
+    for payment in list(db.payments.find({}, {"card_last4": 1, "iban": 1, "voucher_code": 1})):
+        method = "card" if "card_last4" in payment else "bank" if "iban" in payment else "voucher"
+        db.payments.replace_one({"_id": payment["_id"]}, {**payment, "method": method})
+
+
 # ---- 06.4: merge the tenants ------------------------------------------------------------------------
 def merge_one_by_one(db):
     """Right: insert_one per cart, upserted by _id so a retry cannot duplicate, then drop."""
@@ -572,6 +580,23 @@ def repair_orders_moved_flag(db):
     _repair(db, _newest, extra={"history_moved": True})
 
 
+def repair_orders_reads_every_array(db):
+    """Wrong (twice): goes over every customer and reads customer["orders"]: a second run, when the arrays are
+    gone, raises KeyError."""
+    from pymongo import ReplaceOne
+
+    for customer in list(db.customers.find({}, {"orders": 1, "recent_orders": 1})):
+        entries = customer["orders"]
+        if entries:
+            db.order_history.bulk_write([ReplaceOne({"_id": f"{customer['_id']}-{e['order_no']}"},
+                                                    {"customer_id": customer["_id"], **e}, upsert=True)
+                                         for e in entries])
+        newest = _newest(customer.get("recent_orders", []) + entries)
+        db.customers.update_one({"_id": customer["_id"]},
+                                {"$set": {"recent_orders": newest}, "$pullAll": {"orders": entries}})
+        db.customers.update_one({"_id": customer["_id"], "orders": []}, {"$unset": {"orders": ""}})
+
+
 def repair_orders_every_customer(db):
     """Wrong (twice): goes over every customer each time: a second run empties recent_orders."""
     _repair(db, _newest, select_all=True, merge_recent=False)
@@ -743,6 +768,18 @@ def merge_loses_items(db):
     for name in db.list_collection_names():
         if name.startswith("carts_"):
             carts = [{**{k: v for k, v in c.items() if k != "items"}, "tenant": name[len("carts_"):]}
+                     for c in db[name].find()]
+            if carts:
+                db.carts.insert_many(carts)
+            db[name].drop()
+    db.carts.create_index([("tenant", 1), ("user_id", 1)])
+
+
+def merge_fresh_ids(db):
+    """Wrong (merged): copies each cart under a new _id (review 29: the message must say so)."""
+    for name in db.list_collection_names():
+        if name.startswith("carts_"):
+            carts = [{**{k: v for k, v in c.items() if k != "_id"}, "tenant": name[len("carts_"):]}
                      for c in db[name].find()]
             if carts:
                 db.carts.insert_many(carts)

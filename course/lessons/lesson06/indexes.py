@@ -169,7 +169,8 @@ def drop_redundant_index(db):
             if missing:
                 raise Incorrect(f"{name} lost index {missing[0]} ({self._what(run, name, missing[0])}), which is not "
                                 "redundant: drop only a plain index whose keys are a prefix of a longer plain "
-                                "index's with the same collation, and keep the longer one")
+                                "index's with the same collation, and keep the longer one (a unique, TTL, sparse "
+                                "or partial index is not plain, and neither is a prefix of a sparse or partial one)")
         self.check_reads(run)
 
     @staticmethod

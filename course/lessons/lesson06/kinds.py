@@ -74,7 +74,8 @@ def add_method(db):
                 raise Incorrect(f"payment {payment['_id']} has {MARKERS[wanted]}, so its method should be {wanted!r}; "
                                 f"{found}")
         self.check_audit(run, ": every payment needs its method")
-        self.check_reads(run, ": find each kind by method as its own field found it")
+        self.check_reads(run, ": find each kind by method as its own field found it",
+                         only=[f"{method}_payments" for method in MARKERS])
 
     def _unchanged(self, answer, variant):
         run = self.run(answer, variant)
@@ -89,6 +90,7 @@ def add_method(db):
             if difference:
                 raise Incorrect(f"payment {_id} changed beyond its method ({difference}): set method, touch nothing "
                                 "else")
+        self.check_reads(run, ": set method, touch nothing else", only=["payments_of_order"])  # by other fields
 
     @visible(points=2, checks="method")
     def every_payment_says_its_method(self, answer):

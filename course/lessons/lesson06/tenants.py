@@ -146,6 +146,11 @@ def merge_tenants(db):
         if twice:
             raise Incorrect(f"db.carts holds cart {twice[0]!r} more than once: copy each cart once")
         lost = sorted(set(wanted) - set(ids))
+        strangers = [i for i in ids if i not in wanted]
+        if lost and strangers:
+            raise Incorrect(f"db.carts holds {len(ids)} carts, {len(strangers)} of them under an _id no tenant's cart "
+                            f"had ({strangers[0]!r} among them), and {len(lost)} of the {len(wanted)} carts' own _ids "
+                            f"are missing (cart {lost[0]!r} among them): copy each cart with its _id")
         if lost:
             raise Incorrect(f"{len(lost)} of {len(wanted)} carts are not in db.carts (cart {lost[0]!r} among them): "
                             "copy every cart of every carts_<tenant> collection")
