@@ -113,8 +113,10 @@ def audit_two_versions(orders):
 def audit_python_type_names(orders):
     """Wrong (types): Python's type names ("str", "list", "NoneType") instead of $type's."""
     names = {"string": "str", "array": "list", "missing": "NoneType", "null": "NoneType", "double": "float"}
-    census = audit_counter(orders)
-    return {(k[0], names.get(k[1], k[1]), names.get(k[2], k[2]), k[3]): n for k, n in census.items()}
+    census = Counter()
+    for k, n in audit_counter(orders).items():  # "missing" and "null" both become "NoneType": counted together
+        census[(k[0], names.get(k[1], k[1]), names.get(k[2], k[2]), k[3])] += n
+    return dict(census)
 
 
 def _census_naming(orders, name, type_query=True):
@@ -170,6 +172,12 @@ def audit_bool_named_int(orders):
 def audit_missing_named_null(orders):
     """Review47 05.1 W5: .get() for every field, so an absent phone is named "null" instead of "missing"."""
     return _census_naming(orders, lambda value, present: _named_by_isinstance(value, True))
+
+
+def audit_null_named_missing(orders):
+    """Wrong (types): a stored null phone named "missing", as a .get() census that treats None as absent does
+    (review 29)."""
+    return _census_naming(orders, lambda value, present: _named_by_isinstance(value, present and value is not None))
 
 
 def audit_pairs(orders):

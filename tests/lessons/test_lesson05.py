@@ -104,6 +104,8 @@ WRONG = [
     Wrong("05.1", "types", "a bool named 'int' (review47)", {"audit": a.audit_bool_named_int}, "'bool'"),
     Wrong("05.1", "types", "an absent phone named 'null' (review47)", {"audit": a.audit_missing_named_null},
           "phone 'null', phones 'array', views 'int'"),
+    Wrong("05.1", "types", "a null phone named 'missing' (review 29)", {"audit": a.audit_null_named_missing},
+          "phone 'null'"),
     Wrong("05.1", "form", "a list of (shape, count) pairs", {"audit": a.audit_pairs}, "dict"),
     Wrong("05.1", "counts", "audits only the version 1 orders", {"audit": a.audit_legacy_only}, "orders"),
     # 05.2: migrate one order on write

@@ -136,6 +136,8 @@ WRONG = [
     Wrong("07.3", "kept", "copies the hot orders too", swap(3, archive_before=a.archive_copies_everything),
           "copied into the archive"),
     Wrong("07.3", "rerun", "insert_many fails on a rerun", swap(3, archive_before=a.archive_insert_many), "rerun"),
+    Wrong("07.3", "count", "returns how many it copied anew (review 29: caught visibly, a failed run's copies in "
+          "the archive)", swap(3, archive_before=a.archive_upserted_count), "that a failed run had copied"),
     Wrong("07.3", "count", "returns nothing", swap(3, archive_before=a.archive_returns_nothing), "int"),
     Wrong("07.3", "count", "returns the ids", swap(3, archive_before=a.archive_returns_ids), "int"),
     Wrong("07.3", "count", "returns the size of the archive, earlier runs included",
@@ -241,7 +243,6 @@ WRONG = [
 #: wrong answers only the hidden checks catch (the same rule on other data): (exercise, requirement, answers,
 #: a piece of the message)
 HIDDEN_ONLY = [
-    ("07.3", "count", swap(3, archive_before=a.archive_upserted_count), "deleted 13"),
     ("07.5", "descendants", swap(5, descendants_of=a.descendants_substring), "'Space opera' is not below"),
     ("07.9", "decimal", swap(9, set_price=a.price_rounded_to_cents), "it was rounded"),
 ]

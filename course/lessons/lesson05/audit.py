@@ -29,13 +29,15 @@ ODD_ORDERS = (
     {"_id": 906, VERSION_FIELD: 3, "customer": {"name": "U", "phones": ["0900000003"]}, "views": 4},
 )
 #: Two counters stored as other types, added to the visible audit checks' collection: a bool (an int in
-#: Python) and a double, where a census that names types its own way can be told apart; and an order of a
-#: newer version 3.
+#: Python) and a double, where a census that names types its own way can be told apart; an order of a
+#: newer version 3, and a phone stored as null.
 ODD_COUNTERS = (
     {"_id": 951, "customer": {"name": "B", "phone": "0900000951"}, "views": True},
     {"_id": 952, "customer": {"name": "D", "phone": "0900000952"}, "views": 2.5},
     # a newer deploy's version: its schema_version is its version (not "2 unless absent")
     {"_id": 953, VERSION_FIELD: 3, "customer": {"name": "T", "phones": ["0900000953"]}, "views": 7},
+    # a phone stored as null: "null", not "missing" (the statement names both)
+    {"_id": 954, "customer": {"name": "N", "phone": None}, "views": 3},
 )
 _NUMBERS = ("int", "long")
 

@@ -160,13 +160,15 @@ def create_session_ttl(db):
                             f"{clipped(returned, 60)}")
         if returned != want:
             raise Incorrect(f"archive_before returned {returned}; it deleted {want} orders from db.orders (the "
-                            f"archive held {len(EARLIER_RUN)} orders of an earlier run, and holds "
-                            f"{db.orders_archive.count_documents({})} now)")
+                            f"archive held {len(EARLIER_RUN)} orders of an earlier run"
+                            + (f" and {copied} that a failed run had copied" if copied else "")
+                            + f", and holds {db.orders_archive.count_documents({})} now)")
 
     @visible(points=1, checks="count")
     def returns_count(self, answer):
-        """It returns how many orders left db.orders, the archive holding an earlier run's orders"""
-        self._check_count(answer, CUTOFF)
+        """It returns how many orders left db.orders, the archive holding an earlier run's orders and three a
+        run that failed before deleting had copied"""
+        self._check_count(answer, CUTOFF, copied=3)
 
     @hidden(points=1, checks="count")
     def count_other_cutoff(self, answer):
@@ -176,8 +178,8 @@ def create_session_ttl(db):
 
     @hidden(points=1, checks="count")
     def count_after_half_done_run(self, answer):
-        """After a run that copied three orders and failed before deleting: still every order deleted"""
-        self._check_count(answer, CUTOFF, copied=3)
+        """A month later, after a run that copied five orders and failed before deleting: every order deleted"""
+        self._check_count(answer, CUTOFF + datetime.timedelta(days=30), copied=5)
 
     def _check_ttl(self, answer, sessions):
         db = seeded(self.lab, sessions=sessions)
