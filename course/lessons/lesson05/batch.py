@@ -36,6 +36,11 @@ BEHIND_ID = 0
 VISIBLE, OTHER = (36, 5), (40, 8)
 
 
+def _changed_since(before: dict, orders: Any) -> int:
+    """How many of ``orders``' documents differ from ``before`` (_id -> document; a new one counts)."""
+    return sum(1 for d in orders.find({}) if first_difference(before.get(d["_id"]), d) is not None)
+
+
 class _Watch:
     """The ``sleep`` and ``log`` a check passes to the job, and what they saw."""
 
@@ -331,8 +336,7 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
     def _returns(self, answer, orders, what):
         before = {d["_id"]: d for d in orders.find({})}
         returned, _ = self._job(answer, orders, _Watch(orders))
-        changed = sum(1 for d in orders.find({}) if first_difference(before.get(d["_id"]), d) is not None)
-        self._returned(returned, changed, what)
+        self._returned(returned, _changed_since(before, orders), what)
 
     @visible(points=1, checks="returns")
     def returns_how_many_moved(self, answer):
@@ -354,8 +358,7 @@ def migrate_in_batches(orders, batch_size=50, pause=0.05, sleep=time.sleep, log=
         returned, _ = self._job(answer, orders, _Watch(orders), race=application_migrates)
         if by_application and orders.find_one({"_id": target}) != by_application[0]:
             return  # the job rewrote what the application migrated: the only_v1 requirement's business
-        changed = sum(1 for d in orders.find({}) if first_difference(before.get(d["_id"]), d) is not None)
-        self._returned(returned, changed - len(by_application),
+        self._returned(returned, _changed_since(before, orders) - len(by_application),
                        f"the job (the application migrated order {target} between its read and its update)"
                        if by_application else "the job")
 
