@@ -248,6 +248,11 @@ def make_migrate_order(pipeline, version_filter=True):
     return migrate_order
 
 
+def migrate_order_filter_on_version_1(orders, order_id):
+    """Wrong (shape): filters on schema_version 1, which no version 1 order holds, so nothing is migrated."""
+    return orders.update_one({"_id": order_id, "schema_version": 1}, TO_V2_SWITCH).modified_count
+
+
 def migrate_order_bool(orders, order_id):
     """Wrong (count): returns True/False instead of how many documents changed."""
     return orders.update_one({"_id": order_id, **OLD}, TO_V2_SWITCH).modified_count == 1

@@ -115,6 +115,9 @@ WRONG = [
     Wrong("05.2", "shape", "replaces the whole customer, losing the name",
           {"to_v2": a.TO_V2_REPLACES_CUSTOMER, "migrate_order": a.make_migrate_order(a.TO_V2_REPLACES_CUSTOMER)},
           "is missing"),
+    Wrong("05.2", "shape", "a right pipeline, but the filter asks for schema_version 1 (review 29: blamed on the "
+          "pipeline before)", {"to_v2": a.TO_V2_SWITCH, "migrate_order": a.migrate_order_filter_on_version_1},
+          "matched no document", also=("no_phone",)),
     Wrong("05.2", "no_phone", "[null] for an order without a phone",
           {"to_v2": a.TO_V2_NULL, "migrate_order": a.make_migrate_order(a.TO_V2_NULL)}, "[]"),
     Wrong("05.2", "only_v1", "no version filter: a version 2 order is overwritten",

@@ -98,6 +98,9 @@ def migrate_order(orders, order_id):
         for order_id in others:
             before = orders.find_one({"_id": order_id})
             self._migrate(answer, orders, order_id)
+            if orders.find_one({"_id": order_id}) == before:
+                raise Incorrect(f"to_v2 migrated order {first}, but migrate_order(orders, {order_id}) left version 1 "
+                                f"order {order_id} as it was: its update matched no document")
             self._became_v2(orders, order_id, before, f"migrate_order(orders, {order_id})")
 
     @visible(points=2, checks="shape")
