@@ -241,14 +241,15 @@ class Exercise:
                               tuple(outcomes), pending=pending)
         return self._summarise(tuple(outcomes), possible, pending)
 
-    def evaluate_hidden(self, namespace: Mapping[str, Any], visible: Result) -> Result:
+    def evaluate_hidden(self, namespace: Mapping[str, Any], visible: Result, *, withhold: bool = True) -> Result:
         """Grading's second pass: run the hidden assertions on the answers in ``namespace`` and summarise them
         with ``visible`` (this exercise's ``evaluate(..., include_hidden=False)``), as one ``evaluate(...,
         include_hidden=True)`` would.  The grader calls it once every visible assertion of the notebook has
         run, so that nothing the learner's code saw in a hidden check can reach a visible check's message;
         and a hidden assertion that does not pass says only a fixed sentence (:mod:`course.engine.hidden_messages`).
-        ``evaluate`` in one process (the tests') keeps the hidden assertions' own messages."""
-        self._withhold = True
+        ``withhold=False`` keeps the hidden assertions' own messages, as ``evaluate`` in one process does (the
+        checker tests run both passes so, at the cost of one evaluation)."""
+        self._withhold = withhold
         possible = sum(a.points for a in self.assertions() if self._lacking(a.requires) == [])
         settled = self._settled_before_hidden(visible, possible)
         if settled is not None:
