@@ -358,12 +358,12 @@ def add_review_check_product(db, product_id, review):
         "$each": [{**review, "product_id": product_id}], "$position": 0, "$slice": RECENT_REVIEWS}}})
 
 
-def add_review_summary_by_id(db, product_id, review):
-    # embeds a small summary, kept in _id order (ids grow with time)
+def add_review_summary(db, product_id, review):
+    # embeds a small summary: the review's _id and stars, nothing else
     db.reviews.insert_one({**review, "product_id": product_id})
     summary = {"_id": review["_id"], "stars": review["stars"]}
     db.products.update_one({"_id": product_id}, {"$push": {"recent_reviews": {
-        "$each": [summary], "$sort": {"_id": -1}, "$slice": RECENT_REVIEWS}}})
+        "$each": [summary], "$position": 0, "$slice": RECENT_REVIEWS}}})
 
 
 def add_review_renamed_id(db, product_id, review):
@@ -457,6 +457,13 @@ def add_review_off_by_one(db, product_id, review):
         "$each": [review], "$position": 0, "$slice": RECENT_REVIEWS - 1}}})
 
 
+def add_review_sorted_by_id(db, product_id, review):
+    # keeps the list sorted on _id, as if _ids rose with at: the statement orders reviews by at only
+    db.reviews.insert_one({**review, "product_id": product_id})
+    db.products.update_one({"_id": product_id}, {"$push": {"recent_reviews": {
+        "$each": [dict(review)], "$sort": {"_id": -1}, "$slice": RECENT_REVIEWS}}})
+
+
 def add_review_rebuild_from_reviews(db, product_id, review):
     # re-reads the newest ten from reviews and overwrites the list: a read-modify-write
     review = {**review, "product_id": product_id}
@@ -532,21 +539,23 @@ def update_customer_source_only(db, customer_id, changes):
 
 
 def update_customer_copies_everything(db, customer_id, changes):
-    db.customers.update_one({"_id": customer_id}, {"$set": changes})
+    if not db.customers.update_one({"_id": customer_id}, {"$set": changes}).matched_count:
+        return False
     db.orders.update_many({"customer_id": customer_id},
                           {"$set": {f"customer_copy.{k}": v for k, v in changes.items()}})
 
 
 def update_customer_replaces_copy(db, customer_id, changes):
-    db.customers.update_one({"_id": customer_id}, {"$set": changes})
+    if not db.customers.update_one({"_id": customer_id}, {"$set": changes}).matched_count:
+        return False
     copy = {k: v for k, v in changes.items() if k in COPIED}
     if copy:
         db.orders.update_many({"customer_id": customer_id}, {"$set": {"customer_copy": copy}})
 
 
 def update_customer_history(db, customer_id, changes):
-    update_customer_plain(db, customer_id, changes)
-    db.orders.update_many({"customer_id": customer_id}, {"$push": {"copy_history": changes}})
+    if update_customer_plain(db, customer_id, changes):
+        db.orders.update_many({"customer_id": customer_id}, {"$push": {"copy_history": changes}})
 
 
 def update_customer_upserts(db, customer_id, changes):
@@ -569,7 +578,8 @@ def update_customer_moves_snapshot(db, customer_id, changes):
 
 
 def update_customer_copies_first_order(db, customer_id, changes):
-    db.customers.update_one({"_id": customer_id}, {"$set": changes})
+    if not db.customers.update_one({"_id": customer_id}, {"$set": changes}).matched_count:
+        return False
     copies = {"customer_copy." + k: v for k, v in changes.items() if k in COPIED}
     if copies:
         db.orders.update_one({"customer_id": customer_id}, {"$set": copies})
@@ -577,7 +587,8 @@ def update_customer_copies_first_order(db, customer_id, changes):
 
 def update_customer_replace_customer(db, customer_id, changes):
     # replaces the customer with the changes: loses the other fields
-    db.customers.replace_one({"_id": customer_id}, dict(changes))
+    if not db.customers.replace_one({"_id": customer_id}, dict(changes)).matched_count:
+        return False
     copies = {"customer_copy." + k: v for k, v in changes.items() if k in COPIED}
     if copies:
         db.orders.update_many({"customer_id": customer_id}, {"$set": copies})
@@ -595,6 +606,14 @@ def update_customer_unknown_makes_orders(db, customer_id, changes):
     copies = {"customer_copy." + k: v for k, v in changes.items() if k in COPIED}
     if copies:
         db.orders.update_one({"customer_id": customer_id}, {"$set": copies}, upsert=True)
+        db.orders.update_many({"customer_id": customer_id}, {"$set": copies})
+
+
+def update_customer_unchecked(db, customer_id, changes):
+    # no existence check: an unknown customer_id still rewrites the orders that carry it
+    db.customers.update_one({"_id": customer_id}, {"$set": changes})
+    copies = {f"customer_copy.{f}": changes[f] for f in COPIED if f in changes}
+    if copies:
         db.orders.update_many({"customer_id": customer_id}, {"$set": copies})
 
 
@@ -850,6 +869,23 @@ def split_new_ids(db):
             db.unclassified.insert_one(doc)
 
 
+def _prefixed_ids(kinds):
+    """split_records that writes each copy of a document whose kind is in ``kinds`` (None: of no known kind)
+    under a new _id, its collection's name and the old _id; the rest is right, and a rerun writes the same."""
+    def split_records(db):
+        for doc in db.records.find():
+            target = KIND_COLLECTIONS.get(doc.get("kind"))
+            copy = doc if target is None else {k: v for k, v in doc.items() if k != "kind"}
+            if (doc.get("kind") if target else None) in kinds:
+                copy = {**copy, "_id": f"{target or 'unclassified'}:{doc['_id']}"}
+            db[target or "unclassified"].replace_one({"_id": copy["_id"]}, copy, upsert=True)
+    return split_records
+
+
+split_prefixes_kinded_ids = _prefixed_ids(tuple(KIND_COLLECTIONS))
+split_prefixes_unclassified_ids = _prefixed_ids((None,))
+
+
 def orders(place_order, add_line):
     return {"place_order": place_order, "add_line": add_line}
 
@@ -913,6 +949,8 @@ WRONG = [
     Wrong("02.2", "bound", "keeps the oldest", {"add_review": add_review_keeps_oldest}, "lacks review",
           also=("order",)),
     Wrong("02.2", "bound", "the copy has no _id", {"add_review": add_review_renamed_id}, "with the review's _id"),
+    Wrong("02.2", "bound", "the 10 largest _ids, sorted on _id", {"add_review": add_review_sorted_by_id},
+          "lacks review 1 (at 15)", also=("order",)),
     Wrong("02.2", "order", "oldest first", {"add_review": add_review_oldest_first}, "newest first"),
     Wrong("02.2", "one_update", "read-modify-write of the list", {"add_review": add_review_rmw}, "lost it"),
     Wrong("02.2", "one_update", "rebuilds the list from db.reviews", {"add_review": add_review_rebuild_from_reviews},
@@ -948,6 +986,8 @@ WRONG = [
           "before the customer"),
     Wrong("02.3", "unknown", "upserts the customer", copies(update_customer_upserts), "do not upsert"),
     Wrong("02.3", "unknown", "upserts an order", copies(update_customer_unknown_makes_orders), "do not upsert"),
+    Wrong("02.3", "unknown", "rewrites the orders of a customer that does not exist",
+          copies(update_customer_unchecked), "no customer 998 in db.customers"),
     Wrong("02.3", "idempotent", "counts the edits", copies(update_customer_counts_edits), "changed the data again"),
     Wrong("02.3", "idempotent", "appends a history of copies", copies(update_customer_history),
           "changed the data again", also=("only_copies",)),
@@ -963,6 +1003,8 @@ WRONG = [
     Wrong("02.4", "split", "collections named after the singular kind", {"split_records": split_singular_names},
           "exactly once"),
     Wrong("02.4", "split", "stamps the copies", {"split_records": split_stamps_copies}, "migrated"),
+    Wrong("02.4", "split", "copies under a new _id", {"split_records": split_prefixes_kinded_ids},
+          "holds it under _id 'customers:"),
     Wrong("02.4", "no_kind", "keeps the kind field", {"split_records": split_keeps_kind}, "kind field"),
     Wrong("02.4", "unclassified", "drops documents of no known kind", {"split_records": split_drops_strays},
           "nothing is lost"),
@@ -972,6 +1014,8 @@ WRONG = [
           {"split_records": split_unknown_kind_dropped}, "kind 'supplier'"),
     Wrong("02.4", "unclassified", "unclassified means no kind field", {"split_records": split_exists_false},
           "nothing is lost"),
+    Wrong("02.4", "unclassified", "copies of no known kind under a new _id",
+          {"split_records": split_prefixes_unclassified_ids}, "holds it under _id 'unclassified:"),
     Wrong("02.4", "source", "moves instead of copying", {"split_records": split_moves}, "leave the source"),
     Wrong("02.4", "source", "renames kind in records", {"split_records": split_unsets_source}, "leave the source",
           also=("unclassified",)),
@@ -992,7 +1036,7 @@ RIGHT = [
     Right("02.2", "bulk_write of one operation each", {"add_review": add_review_bulk}),
     Right("02.2", "find_one_and_update, review stored after", {"add_review": add_review_fam}),
     Right("02.2", "checks the product exists first", {"add_review": add_review_check_product}),
-    Right("02.2", "a summary sorted on _id", {"add_review": add_review_summary_by_id}),
+    Right("02.2", "a summary of _id and stars", {"add_review": add_review_summary}),
     Right("02.2", "optimistic compare-and-set, retried", {"add_review": add_review_compare_and_set_retry}),
     Right("02.3", "update_many keyed on customer_id, default index", copies(update_customer_plain)),
     Right("02.3", "find_one_and_update, named list-form index",

@@ -2,7 +2,8 @@
 
 update_customer is run against a small seeded shop (two customers share a name, as people do; two orders
 hold an out-of-date phone copy, so that leaving a copy that did not change and refreshing it can be told
-apart) and judged on what changed where; create_copy_index on the indexes it leaves.
+apart; for the unknown customer, orders that carry a customer_id no customer has) and judged on what
+changed where; create_copy_index on the indexes it leaves.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from course.toolkit.matching import index_specs
 from course.engine.recording import RecordingDatabase
 
 COPIED_FIELDS = ("name", "phone")  #: customer fields copied into orders (customer_copy)
+ORPHANS = 2  #: orders the unknown-customer check leaves behind for a customer that is not in db.customers
+ORPHAN_ORDER_IDS = 901  #: the first of their _ids (the seeded shop's orders are 1 to 18)
 
 
 class CopyUpdatePath(Exercise):
@@ -188,15 +191,26 @@ def create_copy_index(db):
 
     @visible(points=1, checks="unknown")
     def unknown_customer_creates_nothing(self, answer):
-        """An unknown customer: nothing is created or changed"""
+        """An unknown customer, with no orders or with orders left behind: nothing is created or changed"""
         db = self._database()
+        # customer 998 is gone (deleted, or never stored), its orders remain: they carry an id no customer has
+        templates = db.orders.find({"customer_id": 1}).sort("_id", 1).limit(ORPHANS)
+        db.orders.insert_many([{**placed, "_id": ORPHAN_ORDER_IDS + k, "customer_id": 998,
+                                "customer_copy": {"name": "Lee Gone", "phone": "07000 998998"}}
+                               for k, placed in enumerate(templates)])
         before = snapshot(db, ("customers", "orders"))
-        changes = {"name": "Nobody", "phone": "07000 000000"}
-        self.call("update_customer", answer.update_customer, db, 999, dict(changes), expect_raise=True)
-        difference = snapshot_difference(before, snapshot(db, ("customers", "orders")))
-        if difference:
-            raise Incorrect(f"{self._call(999, changes)} for a customer that does not exist changed the data "
-                            f"({difference}): do not upsert, create nothing")
+        for customer_id, changes in ((999, {"name": "Nobody", "phone": "07000 000000"}),
+                                     (998, {"name": "Lee Back", "phone": "07000 998000"})):
+            self.call("update_customer", answer.update_customer, db, customer_id, dict(changes), expect_raise=True)
+            difference = snapshot_difference(before, snapshot(db, ("customers", "orders")))
+            if not difference:
+                continue
+            if " gained " in difference:
+                raise Incorrect(f"{self._call(customer_id, changes)} for a customer that does not exist changed the "
+                                f"data ({difference}): do not upsert, create nothing")
+            raise Incorrect(f"{self._call(customer_id, changes)} changed the data ({difference}), though there is "
+                            f"no customer {customer_id} in db.customers, only orders that still carry that "
+                            "customer_id: for an unknown customer_id nothing changes, its orders included")
 
     def _expect_idempotent(self, answer, customer_id, changes, runs: int) -> None:
         db = self._database()

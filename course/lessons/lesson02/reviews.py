@@ -1,7 +1,9 @@
 """Exercise 02.2, make the embed safe: a bounded copy of the newest reviews, kept by one update.
 
 add_review is run many times past the bound, and once with a competing review injected between a
-read and a write.
+read and a write.  The reviews arrive in the order of ``at``, as the statement says, but their ``_id``s do
+not follow it (the newest review has the smallest): "newest" is the order of arrival, which an order of
+the ``_id``s, either way, does not give.
 """
 
 from __future__ import annotations
@@ -49,9 +51,20 @@ def add_review(db, product_id, review):
         db.products.insert_many(seed_products(4))
         return db
 
+    @staticmethod
+    def _arriving(product_id, count, first_id=1) -> list[dict]:
+        """``count`` reviews of one product in the order they arrive (of ``at``), oldest first, whose ``_id``s
+        are those of ``reviews`` turned by one: the newest has the smallest, the others rise with ``at``.  So
+        neither order of the ``_id``s is the order of arrival, past two reviews: an older review has a larger
+        ``_id`` than the newest, and the oldest a smaller one than the rest."""
+        added = reviews(product_id, count, first_id=first_id)
+        turned = [added[(k + 1) % count]["_id"] for k in range(count)]
+        return [{**review, "_id": review_id, "text": f"Review {review_id} of product {product_id}"}
+                for review, review_id in zip(added, turned)]
+
     def _add(self, answer, db, product_id, count, first_id=1) -> list[dict]:
         """Add ``count`` reviews of one product, oldest first; return them as stored (with product_id)."""
-        added = reviews(product_id, count, first_id=first_id)
+        added = self._arriving(product_id, count, first_id=first_id)
         for review in added:
             self.call("add_review", answer.add_review, db, product_id,
                       {k: v for k, v in review.items() if k != "product_id"})
@@ -96,11 +109,13 @@ def add_review(db, product_id, review):
                             f"{RECENT_REVIEWS} newest, or the product grows with every review")
         missing = [i for i in reversed(newest) if i not in got]
         extra = [i for i in got if i not in newest]
+        day = {r["_id"]: r["at"] for r in added}
         if missing:
             raise Incorrect(f"{what}, recent_reviews should hold the {len(newest)} newest reviews; it lacks "
-                            f"review {missing[0]}")
+                            f"review {missing[0]} (at {day[missing[0]]})")
         if extra:
-            raise Incorrect(f"{what}, recent_reviews holds review {shown(extra[0])}, which is not one of the "
+            raise Incorrect(f"{what}, recent_reviews holds review {shown(extra[0])}"
+                            f"{f' (at {day[extra[0]]})' if extra[0] in day else ''}, which is not one of the "
                             f"{len(newest)} newest")
         if len(got) != len(newest):
             raise Incorrect(f"{what}, recent_reviews holds {len(got)} entries for the {len(newest)} newest "
@@ -109,11 +124,12 @@ def add_review(db, product_id, review):
     def _expect_newest_first(self, db, product_id, added, what) -> None:
         got = self._recent_ids(db, product_id, what, strict=False) or []
         arrival = {r["_id"]: k for k, r in enumerate(added)}
+        day = {r["_id"]: r["at"] for r in added}
         known = [i for i in got if i in arrival]
         for earlier, later in zip(known, known[1:]):
             if arrival[earlier] < arrival[later]:
-                raise Incorrect(f"{what}, recent_reviews lists review {earlier} before review {later}, which was "
-                                "added after it: keep the newest first")
+                raise Incorrect(f"{what}, recent_reviews lists review {earlier} (at {day[earlier]}) before review "
+                                f"{later} (at {day[later]}), which was added after it: keep the newest first")
 
     @visible(points=1, checks="stored")
     def stores_every_review(self, answer):

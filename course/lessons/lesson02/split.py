@@ -81,6 +81,25 @@ def split_records(db):
                 where.setdefault(doc["_id"], []).append(name)
         return where
 
+    @staticmethod
+    def _elsewhere(db, name: str, want: dict, records) -> str | None:
+        """Where ``name`` holds ``want`` under an _id no document of records has, as a phrase, or None.
+
+        The copy of ``want`` (its fields but _id, and kind, which another requirement judges) names it; failing
+        that, any document of another _id.  So a copy written under a new _id is named as such, not as lost.
+        """
+        strays = list(db[name].find({"_id": {"$nin": [r["_id"] for r in records]}}))
+        if not strays:
+            return None
+        rest = {k: v for k, v in want.items() if k not in ("_id", "kind")}
+        for doc in strays:
+            if field_difference(rest, {k: v for k, v in doc.items() if k not in ("_id", "kind")},
+                                extra_allowed=False) is None:
+                return (f"{name} holds it under _id {shown(doc['_id'])} instead: each copy keeps the _id of its "
+                        "document")
+        return (f"{name} holds {shown(strays[0]['_id'])}, which is not a document of records: copy each document "
+                "with its own _id")
+
     def _expect_split(self, db, records) -> None:
         where = self._where(db)
         for record in records:
@@ -88,6 +107,10 @@ def split_records(db):
             if target is None:
                 continue
             found = where.get(record["_id"], [])
+            elsewhere = None if found else self._elsewhere(db, target, record, records)
+            if elsewhere:
+                raise Incorrect(f"{record['kind']} {record['_id']} should be in {target} exactly once, under its "
+                                f"own _id; {elsewhere}")
             if found != [target]:
                 place = ", ".join(found) if found else "no collection"
                 raise Incorrect(f"{record['kind']} {record['_id']} should be in {target} exactly once; it is in "
@@ -110,6 +133,10 @@ def split_records(db):
                 continue
             what = "without a kind" if "kind" not in record else f"of kind {record['kind']!r}"
             found = where.get(record["_id"], [])
+            elsewhere = None if found else self._elsewhere(db, UNCLASSIFIED, record, records)
+            if elsewhere:
+                raise Incorrect(f"{record['_id']} (a document {what}) should be in {UNCLASSIFIED} exactly once, "
+                                f"under its own _id; {elsewhere}")
             if found != [UNCLASSIFIED]:
                 place = ", ".join(found) if found else "no collection"
                 raise Incorrect(f"{record['_id']} (a document {what}) should be in {UNCLASSIFIED} exactly once, "
