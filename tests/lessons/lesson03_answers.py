@@ -618,3 +618,47 @@ sku_search_z = table_validator(_table(sku=lambda v: isinstance(v, str)
                                       and re.search(r"^[A-Z]{3}-[0-9]{4}\Z", v) is not None))
 
 S_UNKNOWN_ACTION = {"validationLevel": "moderate", "validationAction": "reject"}  # no such action
+
+
+# ---------------------------------------------------------------- fourth round (review 29b)
+def _price_or_integral_float(v):
+    return (isinstance(v, int) and not isinstance(v, bool) or isinstance(v, float) and v.is_integer()) and v >= 0
+
+
+# 03.1 wrong: "not a float" read as "no fraction", so 2499.0 passes as a price
+float_integral_price = table_validator(_table(price_pence=_price_or_integral_float))
+
+
+def render_pops_price(doc):  # wrong: takes the version 1 price off the document, then writes back what it made
+    if "schema_version" not in doc:
+        pence = int(Decimal(doc.pop("price")) * 100)
+        doc["price"] = f"{pence / 100}"
+    else:
+        pence = doc["price_pence"]
+    return f"{doc['name']} ({doc['category']}): £{pence // 100}.{pence % 100:02d}"
+
+
+def census_bool_as_int(collection, field):  # wrong: isinstance(v, int) asked before bool, so True counts as an int
+    counts = Counter()
+    for doc in collection.find({}, {field: 1}):
+        if field not in doc:
+            counts["missing"] += 1
+            continue
+        value = doc[field]
+        if isinstance(value, Int64):
+            counts["long"] += 1
+        elif isinstance(value, int):
+            counts["int"] += 1
+        elif isinstance(value, bool):  # never reached
+            counts["bool"] += 1
+        else:
+            counts[{float: "double", str: "string", type(None): "null", dict: "object",
+                    list: "array"}.get(type(value), "decimal")] += 1
+    return dict(counts)
+
+
+V_PRICE_DECIMAL = schema_with(price_pence={"bsonType": ["int", "long", "decimal"], "minimum": 0})
+V_VIEWS_DECIMAL = schema_with(views={"bsonType": ["int", "long", "decimal"], "minimum": 0})
+
+S_STRICT_ERROR_AND_LOG = {"validationLevel": "strict", "validationAction": "errorAndLog"}
+S_CONSTRAINT_ERROR_AND_LOG = {"validationLevel": "constraint", "validationAction": "errorAndLog"}

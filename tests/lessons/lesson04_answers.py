@@ -7,6 +7,8 @@ them with requirements are in tests/lessons/test_lesson04.py.
 
 from __future__ import annotations
 
+import re
+
 from pymongo import IndexModel, UpdateMany, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
@@ -975,3 +977,51 @@ def by_phone_unsorted(orders, phone):
 def by_phone_first_v2_phone(orders, phone):
     """Review47 04.7 W6: v2 matched on the first phone of the list only."""
     return list(orders.find({"$or": [{"customer.phone": phone}, {"customer.phones.0": phone}]}).sort("_id", 1))
+
+
+# Review29b: wrong answers an independent reviewer wrote, which the checkers once scored correct ----------
+def stock_only_its_sum(db, tenant_id, product_id, day, event):
+    """Review29b 04.4 W08: $inc only the sum of the event's type, so an OUT-only bucket has no sumIn."""
+    field = "sumIn" if event["type"] == "IN" else "sumOut"
+    db.stock_events.update_one(_open_bucket(tenant_id, product_id, day),
+                               {"$push": {"events": event}, "$inc": {"count": 1, field: event["qty"]}}, upsert=True)
+
+
+def _follow_by_a_page_found(db, product_id, user_id, *, guarded: bool):
+    """Embed while there is room, else find an overflow page with room and push into it by its _id (only while
+    its count is the one read, when ``guarded``)."""
+    if db.products.update_one({"_id": product_id, "followers.49": {"$exists": False}},
+                              {"$push": {"followers": user_id}}).matched_count:
+        return
+    db.products.update_one({"_id": product_id}, {"$set": {"hasExtras": True}})
+    page = db.product_followers_extra.find_one({"productId": product_id, "count": {"$lt": EXTRA_PAGE}})
+    if page is None:
+        db.product_followers_extra.insert_one({"productId": product_id, "count": 1, "followers": [user_id]})
+    else:
+        query = {"_id": page["_id"], **({"count": page["count"]} if guarded else {})}
+        db.product_followers_extra.update_one(query, {"$push": {"followers": user_id}, "$inc": {"count": 1}})
+
+
+def follow_page_found_then_pushed(db, product_id, user_id):
+    """Review29b 04.5 W05: find a page with room, then push by its _id (another follower may fill it between)."""
+    _follow_by_a_page_found(db, product_id, user_id, guarded=False)
+
+
+def follow_page_compare_and_set_once(db, product_id, user_id):
+    """A page found with room, then written only if its count is unchanged; given up when another follower came."""
+    _follow_by_a_page_found(db, product_id, user_id, guarded=True)
+
+
+def count_flag_by_size(db, product_id):
+    """Review29b 04.5 W11: reads the overflow when 50 followers are embedded, whatever hasExtras says."""
+    product = db.products.find_one({"_id": product_id}) or {}
+    total = len(product.get("followers", []))
+    if total >= FOLLOWER_THRESHOLD:
+        total += sum(page["count"] for page in db.product_followers_extra.find({"productId": product_id}))
+    return total
+
+
+def by_phone_regex(orders, phone):
+    """Review29b 04.7 W11: the phone matched as a substring ($regex), so longer phones that contain it match."""
+    pattern = {"$regex": re.escape(phone)}
+    return list(orders.find({"$or": [{"customer.phone": pattern}, {"customer.phones": pattern}]}).sort("_id", 1))

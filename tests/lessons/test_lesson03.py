@@ -70,6 +70,7 @@ WRONG = [
     Wrong("03.1", "price_pence", "isinstance(v, int) lets True through", v(a.bool_price), "True (a bool)"),
     Wrong("03.1", "price_pence", "accepts a string of digits", v(a.digits_price), '"2499"'),
     Wrong("03.1", "price_pence", "accepts a negative price", v(a.negative_price), "-100"),
+    Wrong("03.1", "price_pence", "a float with no fraction passes as an int", v(a.float_integral_price), "2499.0"),
     Wrong("03.1", "views", "isinstance(v, int) lets a bool counter through", v(a.bool_views), "views True"),
     Wrong("03.1", "accepts", "an int32 range check refuses the long counter", v(a.int32_views), "long"),
     Wrong("03.1", "accepts", "len(tags) < MAX_TAGS refuses exactly MAX_TAGS tags", v(a.tags_off_by_one),
@@ -110,15 +111,19 @@ WRONG = [
           "price was removed"),
     Wrong("03.2", "unchanged", "keeps the converted price on the document", r(a.render_caches_pence),
           "price_pence was added"),
+    Wrong("03.2", "unchanged", "pops the price and writes back str(pence / 100)", r(a.render_pops_price),
+          "price changed from '7' to '7.0'"),
     # 03.3 field_types(collection, field)
     Wrong("03.3", "arrays", "bare $type queries count an array's elements (the $type trap)", census(a.census_bare),
           "array's elements"),
-    Wrong("03.3", "missing", 'no "missing" key', census(a.census_no_missing), '"missing": 0'),
+    Wrong("03.3", "missing", 'no "missing" key', census(a.census_no_missing), 'has no "missing" key'),
     Wrong("03.3", "missing", "{field: None} counts nulls as missing", census(a.census_null_is_missing),
           "a null is not missing"),
     Wrong("03.3", "omit", "keeps the zero counts", census(a.census_zeros), "0 documents"),
     Wrong("03.3", "omit", '"missing": 0 when every document has the field', census(a.census_missing_always), "missing"),
     Wrong("03.3", "types", "isinstance(v, int) counts the longs as int", census(a.census_python_ints), "long"),
+    Wrong("03.3", "types", "isinstance(v, int) before bool counts a bool as int", census(a.census_bool_as_int),
+          "that is 'bool'"),
     Wrong("03.3", "reads_only", "marks every document as audited", census(a.census_marks), "update_many"),
     Wrong("03.3", "types", "leaves double out of the types it asks for", census(a.census_numbers_as_number),
           "as 'double'"),
@@ -145,19 +150,26 @@ WRONG = [
     Wrong("03.4", "category", "category any string", schema(a.V_CATEGORY_STRING), "kitchenware"),
     Wrong("03.4", "price_pence", '"number" lets a double price in', schema(a.V_PRICE_NUMBER), "24.99"),
     Wrong("03.4", "price_pence", "no minimum on price_pence", schema(a.V_PRICE_NO_MIN), "-100"),
+    Wrong("03.4", "price_pence", "a decimal price allowed", schema(a.V_PRICE_DECIMAL), 'Decimal128("2499")'),
     Wrong("03.4", "sku", "the pattern without anchors", schema(a.V_SKU_UNANCHORED), "XKIT-00912"),
     Wrong("03.4", "tags", "no maxItems", schema(a.V_TAGS_NO_MAX), "9 tags"),
     Wrong("03.4", "tags", "no items rule", schema(a.V_TAGS_NO_ITEMS), "17"),
     Wrong("03.4", "views", '"number" lets a double counter in', schema(a.V_VIEWS_NUMBER), "3.0"),
     Wrong("03.4", "views", "no minimum on views", schema(a.V_VIEWS_NO_MIN), "views -1"),
+    Wrong("03.4", "views", "a decimal counter allowed", schema(a.V_VIEWS_DECIMAL), 'Decimal128("3")'),
     Wrong("03.4", "schema_version", "schema_version any int", schema(a.V_VERSION_INT), "schema_version 2"),
     # 03.5 staging
     Wrong("03.5", "old_updatable", "strict + error freezes the old products", staging(a.S_STRICT), "$inc of views"),
+    Wrong("03.5", "old_updatable", "strict + errorAndLog (MongoDB 8.1) freezes them too",
+          staging(a.S_STRICT_ERROR_AND_LOG), "$inc of views"),
     Wrong("03.5", "new_refused", "moderate + warn only logs", staging(a.S_WARN), "version 2 shape was accepted"),
     Wrong("03.5", "new_refused", "level off checks nothing", staging(a.S_OFF), "was accepted"),
     Wrong("03.5", "new_refused", "strict + warn", staging(a.S_STRICT_WARN), "was accepted"),
     Wrong("03.5", "new_refused", "constraint (MongoDB 9.0) on a catalog with old documents", staging(a.S_CONSTRAINT),
           "cannot be set while the collection holds documents that fail", also=("old_updatable",)),
+    Wrong("03.5", "new_refused", "constraint + errorAndLog on a catalog with old documents",
+          staging(a.S_CONSTRAINT_ERROR_AND_LOG), "cannot be set while the collection holds documents that fail",
+          also=("old_updatable",)),
     Wrong("03.5", "form", "only the level, relying on the default action", staging(a.S_LEVEL_ONLY),
           "lacks validationAction"),
     Wrong("03.5", "form", "an extra validator key", staging(a.S_EXTRA), "also has validator"),
@@ -212,6 +224,9 @@ def test_reference_solution(make_lab, number):
     result = exercise.evaluate(namespace, include_hidden=True)
     if exercise._lacking(exercise.requires):
         assert result.status.value == "unsupported", result
+    elif number == 5 and not lab.backend.supports(Capability.VALIDATORS):  # the form only: the writes need them
+        assert result.status.value == "partly_checked" and result.score == result.max_score > 0, result
+        assert {o.requirement for o in result.outcomes if o.status.value == "correct"} == {"form"}, result
     else:
         assert result.status.value == "correct" and result.score == result.max_score > 0, result
 
@@ -223,7 +238,7 @@ NOT_ATTEMPTED = {
     4: [{"product_validator": ____}],
     5: [{"staging": ____}],
 }
-NEEDS = {3: Capability.TYPE_QUERIES, 4: Capability.VALIDATORS, 5: Capability.VALIDATORS}
+NEEDS = {3: Capability.TYPE_QUERIES, 4: Capability.VALIDATORS}  #: 03.5 judges its form everywhere
 
 
 @pytest.mark.parametrize("number", sorted(NOT_ATTEMPTED))
@@ -248,7 +263,8 @@ def test_census_explains_from_the_evidence(make_lab):
     if not lab.backend.supports(Capability.TYPE_QUERIES):
         pytest.skip("03.3 needs $type queries (the honest 'needs ...' verdict is asserted by test_wrong)")
     for answer, requirement, words in ((a.census_bare, "arrays", "which $type also matches (an array's elements)"),
-                                       (a.census_python_ints, "types", "an int and a long are different BSON types")):
+                                       (a.census_python_ints, "types", "an int and a long are different BSON types"),
+                                       (a.census_bool_as_int, "types", "a bool is its own BSON type, not an int")):
         graded = lab.q3.evaluate(census(answer), include_hidden=True)
         failing = [o for o in _failing(graded) if o.requirement == requirement]
         assert {o.hidden for o in failing} == {False, True}, graded
@@ -262,9 +278,7 @@ def test_census_explains_from_the_evidence(make_lab):
 def test_staging_refusal_in_the_labs_words(make_lab):
     """03.5: a value MongoDB does not accept costs every point, in the words of the lab's table (the engine's
     own message lists fewer levels and actions than MongoDB has), the same in check() and when graded."""
-    lab = make_lab("03")
-    if not lab.backend.supports(Capability.VALIDATORS):
-        pytest.skip("03.5 needs validators")
+    lab = make_lab("03")  # judged before anything is written, so on every backend (mongomock too)
     for value in (a.S_UNKNOWN_ACTION, a.S_CAPITAL):
         for include_hidden in (False, True):
             result = lab.q5.evaluate(staging(value), include_hidden=include_hidden)
@@ -274,3 +288,37 @@ def test_staging_refusal_in_the_labs_words(make_lab):
                 assert "is not one MongoDB accepts" in outcome.message, result
                 assert "must be 'error' or 'warn'" not in outcome.message, result
                 assert "must be 'off', 'strict' or 'moderate'" not in outcome.message, result
+
+
+def test_error_and_log_judged_as_error(make_lab):
+    """03.5: errorAndLog refuses what error refuses (the lab's table), so where the backend lacks it (MongoDB 8.1)
+    error stands in and the level is judged all the same: moderate + errorAndLog gets the verdict of moderate +
+    error (no requirement concerns the server's log line), strict + errorAndLog that of strict + error."""
+    lab = make_lab("03")
+    if not lab.backend.supports(Capability.VALIDATORS):
+        pytest.skip("03.5's writes need validators (the form and constraint are asserted by test_wrong)")
+    for with_log, with_error in ((a.S_ERROR_AND_LOG, {"validationLevel": "moderate", "validationAction": "error"}),
+                                 (a.S_STRICT_ERROR_AND_LOG, a.S_STRICT)):
+        for include_hidden in (False, True):
+            logged = lab.q5.evaluate(staging(with_log), include_hidden=include_hidden)
+            plain = lab.q5.evaluate(staging(with_error), include_hidden=include_hidden)
+            assert not logged.unchecked, logged
+            assert (logged.status, logged.score, logged.max_score) == (plain.status, plain.score, plain.max_score), \
+                (logged, plain)
+            assert [o.status for o in logged.outcomes] == [o.status for o in plain.outcomes], (logged, plain)
+    assert lab.q5.evaluate(staging(a.S_ERROR_AND_LOG), include_hidden=True).status.value == "correct"
+
+
+def test_staging_form_judged_without_validators(make_lab):
+    """03.5 on a backend without validators: the form, the spelling and constraint are judged (no server is
+    needed for them); only the writes are left unchecked, and they are named."""
+    lab = make_lab("03")
+    if lab.backend.supports(Capability.VALIDATORS):
+        pytest.skip("the backend has validators: every rule of 03.5 is judged")
+    right = lab.q5.evaluate(staging(a.S_RIGHT_ORDER), include_hidden=True)
+    assert right.status.value == "partly_checked" and right.score == right.max_score == 1, right
+    assert {o.requirement for o in right.outcomes if o.status.value == "unsupported"} == \
+        {"new_refused", "old_updatable"}, right
+    for wrong in (a.S_CAPITAL, a.S_CONSTRAINT, a.S_CONSTRAINT_ERROR_AND_LOG, a.S_EXTRA):
+        shown = lab.q5.evaluate(staging(wrong), include_hidden=False)
+        assert shown.status.value == "incorrect", shown

@@ -155,6 +155,8 @@ WRONG = [
     Wrong("04.4", "sums", "no sums", swap(4, record_stock_event=a.stock_no_sums), "sumIn"),
     Wrong("04.4", "sums", "counts every quantity as incoming", swap(4, record_stock_event=a.stock_everything_in),
           "its events give"),
+    Wrong("04.4", "sums", "$inc only the event type's sum: an OUT-only bucket has no sumIn (review29b)",
+          swap(4, record_stock_event=a.stock_only_its_sum), "has no field sumIn"),
     Wrong("04.4", "bucket", "one document per event", swap(4, record_stock_event=a.stock_one_per_event), "bucket"),
     Wrong("04.4", "bucket", "mixes tenants in one bucket", swap(4, record_stock_event=a.stock_ignores_tenant),
           "tenant"),
@@ -178,13 +180,19 @@ WRONG = [
     Wrong("04.5", "pages", "the page filter lacks productId: another product's page is reused (review47)",
           swap(5, add_follower=a.follow_any_products_page), "another product"),
     Wrong("04.5", "pages", "pages without count", swap(5, add_follower=a.follow_pages_without_count), "count"),
+    Wrong("04.5", "pages", "a page written only if its count is unchanged, given up when another follower came",
+          swap(5, add_follower=a.follow_page_compare_and_set_once), "in no page"),
     Wrong("04.5", "concurrent", "reads the product, then pushes", swap(5, add_follower=a.follow_read_then_push),
           "at once"),
+    Wrong("04.5", "concurrent", "finds a page with room, then pushes by its _id (review29b)",
+          swap(5, add_follower=a.follow_page_found_then_pushed), "a page holds 101"),
     Wrong("04.5", "count", "counts the embedded followers only", swap(5, follower_count=a.count_embedded_only),
           "both"),
     Wrong("04.5", "count", "counts pages, not followers", swap(5, follower_count=a.count_pages), "count"),
     Wrong("04.5", "flag_read", "reads the overflow without looking at the flag",
           swap(5, follower_count=a.count_always_both), "flag"),
+    Wrong("04.5", "flag_read", "reads the overflow when 50 are embedded, whatever hasExtras says (review29b)",
+          swap(5, follower_count=a.count_flag_by_size), "embeds 50 followers and has no hasExtras"),
     # 04.6
     Wrong("04.6", "partial_index", "the ISBN index holds every item",
           swap(6, create_catalog_indexes=a.catalog_full_isbn),
@@ -205,6 +213,8 @@ WRONG = [
         required=("tenantId", "kind", "name", "specs"))), "price"),
     Wrong("04.6", "phone", "a phone's ramGb may be any number", swap(6, catalog_validator=a.schema_with(
         phone_type="number")), "ramGb"),
+    Wrong("04.6", "phone", "a phone's ramGb and storageGb may be null (review29b)",
+          swap(6, catalog_validator=a.schema_with(phone_type=["int", "null"])), "null"),
     Wrong("04.6", "phone", "a phone needs only ramGb", swap(6, catalog_validator=a.schema_with(phone=("ramGb",))),
           "storageGb"),
     Wrong("04.6", "phone", "storageGb required but untyped (review47)", swap(6, catalog_validator=a.schema_with(
@@ -228,6 +238,8 @@ WRONG = [
     Wrong("04.7", "query", "queries customer.phones only", swap(7, find_by_phone=a.by_phone_v2_only), "v1"),
     Wrong("04.7", "query", "queries customer.phone only", swap(7, find_by_phone=a.by_phone_v1_only), "v2"),
     Wrong("04.7", "query", "returns ids, not orders", swap(7, find_by_phone=a.by_phone_ids), "order"),
+    Wrong("04.7", "query", "a $regex substring match: phones containing it match too (review29b)",
+          swap(7, find_by_phone=a.by_phone_regex), "order 14 has"),
     Wrong("04.7", "query", "v2 matched on customer.phones.0 only (review47)",
           swap(7, find_by_phone=a.by_phone_first_v2_phone), "v2 order 15"),
     Wrong("04.7", "order", "never sorted (review47)", swap(7, find_by_phone=a.by_phone_unsorted), "_id"),
@@ -246,6 +258,8 @@ WRONG = [
     Wrong("04.8", "outliers", "a key missing",
           {"self_check": {k: v for k, v in a.SELF_CHECK.items() if k != "outliers_at_40_percent"}},
           "outliers_at_40_percent"),
+    Wrong("04.8", "keys", "a fifth key besides the four questions (review29b)",
+          {"self_check": {**a.SELF_CHECK, "notes": "read the lesson again"}}, "'notes'"),
 ]
 
 

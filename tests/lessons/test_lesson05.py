@@ -265,3 +265,21 @@ def test_not_attempted(lab, number):
             assert_unsupported(exercise, namespace, str(needed))
         else:
             assert_not_attempted(exercise, namespace)
+
+
+def test_error_and_log_stages_judged_as_error(make_lab):
+    """05.6: errorAndLog refuses what error refuses, so where the backend lacks it (MongoDB 8.1) error stands in
+    and every stage is judged: the same verdict, score and outcomes as the stages with error, nothing unchecked."""
+    lab = make_lab("05")
+    if not lab.backend.supports(Capability.VALIDATORS):
+        pytest.skip("05.6 needs validators (test_not_attempted and test_right assert what mongomock says)")
+    exercise = lab.exercise(6)
+    for logged_stages, plain_stages in (
+            ([("moderate", "warn"), ("moderate", "errorAndLog"), ("strict", "errorAndLog")], a.STAGES),
+            ([("moderate", "warn"), ("strict", "errorAndLog"), ("strict", "errorAndLog")],
+             [("moderate", "warn"), ("strict", "error"), ("strict", "error")])):
+        logged = exercise.evaluate({"v2_validator": a.VALIDATOR_RANGE, "stages": logged_stages}, include_hidden=True)
+        plain = exercise.evaluate({"v2_validator": a.VALIDATOR_RANGE, "stages": plain_stages}, include_hidden=True)
+        assert not logged.unchecked, logged
+        assert (logged.status, logged.score) == (plain.status, plain.score), (logged, plain)
+        assert [o.status for o in logged.outcomes] == [o.status for o in plain.outcomes], (logged, plain)

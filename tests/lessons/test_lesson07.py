@@ -237,6 +237,8 @@ WRONG = [
           a.self_check_with(approximate_balance="maybe"), "one of"),
     Wrong("07.10", "tree_breadcrumb", "a key missing",
           {"self_check": {k: v for k, v in a.SELF_CHECK.items() if k != "tree_breadcrumb"}}, "tree_breadcrumb"),
+    Wrong("07.10", "keys", "a sixth key beside the five answers (review 29)",
+          {"self_check": {**a.SELF_CHECK, "notes": "trees are hard"}}, "'notes'"),
 ]
 
 

@@ -200,9 +200,9 @@ def validate(doc):
 
     @visible(points=2, checks="price_pence")
     def refuses_bad_prices(self, answer):
-        """price_pence: a string of digits, a bool, a negative number and a float are refused"""
+        """price_pence: a string of digits, a bool, a negative number and floats (24.99, 2499.0) are refused"""
         self._refuses(answer, broken_cases("price_pence", False),
-                      "price_pence must be an int, 0 or more (a bool is not a price)")
+                      "price_pence must be an int (not a bool, not a string of digits, not a float), 0 or more")
 
     @visible(points=1, checks="sku")
     def refuses_bad_skus(self, answer):
@@ -263,7 +263,7 @@ def validate(doc):
 
     @hidden(points=1, checks="price_pence")
     def refuses_price_boundaries(self, answer):
-        """price_pence -1, False, 2499.0 and None are refused"""
+        """price_pence -1, False, 0.0 and None are refused"""
         self._refuses(answer, broken_cases("price_pence", False, hidden=True),
                       "price_pence must be an int (not a bool, not a float), 0 or more")
 

@@ -47,13 +47,42 @@ def _evidence(which: str, field: str, type_name: str, got: dict, expected: dict)
                 "array's elements), where the census counts an array once, as 'array'")
     if type_name in ("int", "long"):
         other = "long" if type_name == "int" else "int"
-        together = got.get(type_name, 0) + got.get(other, 0) if isinstance(got.get(other, 0), int) else None
-        if together == expected.get(type_name, 0) + expected.get(other, 0):
+        if _add_up(got, expected, type_name, other):
             return (f": the ints and the longs add up, but {abs(surplus)} {'was' if abs(surplus) == 1 else 'were'} "
                     f"counted as {type_name!r} that {'is' if abs(surplus) == 1 else 'are'} {other!r}: an int and a "
                     "long are different BSON types (an Int64, or a counter $inc took past the int32 maximum, is a "
                     "long)")
+    if type_name in ("int", "bool"):
+        other = "bool" if type_name == "int" else "int"
+        if _add_up(got, expected, type_name, other):
+            return (f": the ints and the bools add up, but {abs(surplus)} {'was' if abs(surplus) == 1 else 'were'} "
+                    f"counted as {type_name!r} that {'is' if abs(surplus) == 1 else 'are'} {other!r}: a bool is its "
+                    "own BSON type, not an int (even though Python's bool is a subclass of int)")
     return ""
+
+
+def _add_up(got: dict, expected: dict, one: str, other: str) -> bool:
+    """True when the counts of ``one`` and ``other`` together are right (only their split is wrong)."""
+    mine, theirs = got.get(one, 0), got.get(other, 0)
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (mine, theirs)):
+        return False
+    return mine + theirs == expected.get(one, 0) + expected.get(other, 0)
+
+
+def _missing_wrong(which: str, field: str, got: dict) -> str:
+    """Why the census of ``field`` has a wrong "missing" count, from the counts alone ("" when it is right)."""
+    expected = expected_census(which, field).get(MISSING, 0)
+    count = got.get(MISSING, 0)
+    if count == expected:
+        return ""
+    lacking = f"{expected} of the documents {'has' if expected == 1 else 'have'} no {field}"
+    if MISSING not in got:
+        return (f'the census of {field} has no "missing" key, but {lacking}: the documents without the field '
+                'are counted under "missing"')
+    nulls = expected_census(which, field).get("null", 0)
+    why = (f" (a null is not missing: a document whose {field} is null has the field)"
+           if nulls and isinstance(count, int) and count - expected == nulls else "")
+    return f'the census of {field} has "missing": {count!r}, but {lacking}{why}'
 
 
 class FieldTypes(Exercise):
@@ -154,7 +183,7 @@ def field_types(collection, field):
 
     @visible(points=2, checks="types")
     def census_of_views(self, answer):
-        """The census of views: ints, a string, a double, a null and two longs (one made by $inc)"""
+        """The census of views: ints, a string, a double, a bool, a null and two longs (one made by $inc)"""
         self._compare_types(answer, "catalog", "views")
 
     @visible(points=2, checks="arrays")
@@ -166,12 +195,9 @@ def field_types(collection, field):
     def counts_missing(self, answer):
         """Documents without views, and the version 1 documents without price_pence, count as "missing" """
         for field in ("views", "price_pence"):
-            got = _counts(self._census(answer, "catalog", field)).get(MISSING, 0)
-            expected = expected_census("catalog", field).get(MISSING, 0)
-            if got != expected:
-                raise Incorrect(f'the census of {field} has "missing": {got}, but {expected} of the documents have no '
-                                f"{field} (a null is not missing: a document whose {field} is null has the "
-                                "field)")
+            wrong = _missing_wrong("catalog", field, _counts(self._census(answer, "catalog", field)))
+            if wrong:
+                raise Incorrect(wrong)
 
     @visible(points=1, checks="omit")
     def leaves_out_zero_counts(self, answer):
@@ -215,7 +241,6 @@ def field_types(collection, field):
     def counts_missing_elsewhere(self, answer):
         """The version 1 price field: every newer document lacks it"""
         for which, field in (("catalog", "price"), ("other", "views")):
-            got = _counts(self._census(answer, which, field)).get(MISSING, 0)
-            expected = expected_census(which, field).get(MISSING, 0)
-            if got != expected:
-                raise Incorrect(f'the census of {field} has "missing": {got}, but {expected} documents have no {field}')
+            wrong = _missing_wrong(which, field, _counts(self._census(answer, which, field)))
+            if wrong:
+                raise Incorrect(wrong)

@@ -124,7 +124,8 @@ BROKEN = {
     "price_pence": [('price_pence "2499" (a string of digits)', {"price_pence": "2499"}, ("price_pence",)),
                     ("price_pence True (a bool)", {"price_pence": True}, ("price_pence",)),
                     ("price_pence -100", {"price_pence": -100}, ("price_pence",)),
-                    ("price_pence 24.99 (a float)", {"price_pence": 24.99}, ("price_pence",))],
+                    ("price_pence 24.99 (a float)", {"price_pence": 24.99}, ("price_pence",)),
+                    ("price_pence 2499.0 (a float with no fraction)", {"price_pence": 2499.0}, ("price_pence",))],
     "sku": [('sku "kit-0091" (lower case)', {"sku": "kit-0091"}, ("sku",)),
             ('sku "KIT-91" (two digits)', {"sku": "KIT-91"}, ("sku",)),
             ('sku "XKIT-00912" (the pattern inside a longer string)', {"sku": "XKIT-00912"}, ("sku",)),
@@ -149,7 +150,7 @@ BOUNDARY_ONLY = {
 HIDDEN_BROKEN = {
     "price_pence": [("price_pence -1", {"price_pence": -1}, ("price_pence",)),
                     ("price_pence False (a bool)", {"price_pence": False}, ("price_pence",)),
-                    ("price_pence 2499.0 (a float with no fraction)", {"price_pence": 2499.0}, ("price_pence",)),
+                    ("price_pence 0.0 (a float zero)", {"price_pence": 0.0}, ("price_pence",)),
                     ("price_pence None", {"price_pence": None}, ("price_pence",))],
     "views": [("views False (a bool)", {"views": False}, ("views",)), ("views None", {"views": None}, ("views",)),
               ("views Int64(-5) (a negative long)", {"views": Int64(-5)}, ("views",))],
@@ -161,16 +162,22 @@ HIDDEN_BROKEN = {
     "schema_version": [("schema_version 4", {"schema_version": 4}, ("schema_version",))],
 }
 
-#: for 03.4 a missing schema_version is a missing required field
-STORED_REQUIRED = [("no schema_version", {"schema_version": DROP}, ("schema_version",))]
+#: requirement -> visible broken cases of the stored shape only (03.4): a missing schema_version is a missing
+#: required field, and 03.4's statement names the decimal among the types price_pence and views never are
+STORED_ONLY = {
+    "required": [("no schema_version", {"schema_version": DROP}, ("schema_version",))],
+    "price_pence": [('price_pence Decimal128("2499") (a decimal)', {"price_pence": Decimal128("2499")},
+                     ("price_pence",))],
+    "views": [('views Decimal128("3") (a decimal)', {"views": Decimal128("3")}, ("views",))],
+}
 
 
 def broken_cases(requirement: str, stored: bool, hidden: bool = False) -> list[tuple[str, dict, tuple]]:
     """(what, document, fields a message may name) for ``requirement``, on the kettle (03.1) or stored (03.4)."""
     table = HIDDEN_BROKEN if hidden else BROKEN
     rows = list(table.get(requirement, []))
-    if stored and requirement == "required" and not hidden:
-        rows += STORED_REQUIRED
+    if stored and not hidden:
+        rows += STORED_ONLY.get(requirement, [])
     if not stored and not hidden:
         rows += BOUNDARY_ONLY.get(requirement, [])
     extra = {"schema_version": CURRENT_VERSION} if stored else {}
@@ -209,6 +216,9 @@ def reader_case(version: int, pence: int, price: str | None = None, **fields: An
 V1_CASES = [reader_case(1, 2499, "24.99"), reader_case(1, 435, "4.35"), reader_case(1, 1250, "12.5"),
             reader_case(1, 700, "7")]
 CURRENT_CASES = [reader_case(3, 2499), reader_case(2, 0), reader_case(2, 100000), reader_case(3, 1015)]
+#: the documents the reader must leave alone: every visible version 1 price (a reader that writes back what it
+#: converted turns "7" into "7.0" and "12.50" into "12.5") and a current document
+UNCHANGED_CASES = [*V1_CASES, reader_case(1, 1250, "12.50"), CURRENT_CASES[0]]
 #: cases where the pence need their zero pad
 LAYOUT_CASES = [reader_case(3, 705), reader_case(1, 5, "0.05"), reader_case(2, 2499), reader_case(1, 1250, "12.5"),
                 reader_case(2, 123405)]
@@ -253,6 +263,7 @@ def _census_catalog() -> list[dict]:
     documents[12]["views"] = Int64(40)  # the Java importer's long
     del documents[13]["views"]  # never counted
     documents[14]["views"] = None
+    documents[17]["views"] = True  # an admin form's tick box (a bool is not an int, whatever Python says)
     documents[15]["tags"] = "eco"  # a tag stored as a string, not a list
     documents[16]["tags"] = ["eco", 5]
     for doc in documents:

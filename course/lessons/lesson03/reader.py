@@ -12,8 +12,8 @@ from typing import Any
 
 from course.engine.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson03.arguments import call_keeping, difference
-from course.lessons.lesson03.data import (CURRENT_CASES, HIDDEN_LAYOUT_CASES, LAYOUT_CASES, V1_CASES, fresh,
-                                          hidden_reader_cases, line)
+from course.lessons.lesson03.data import (CURRENT_CASES, HIDDEN_LAYOUT_CASES, LAYOUT_CASES, UNCHANGED_CASES,
+                                          V1_CASES, fresh, hidden_reader_cases, line)
 
 _AMOUNT = re.compile(r"£\s*(\d[\d,]*)(?:\.(\d+))?")
 _NUMBER = re.compile(r"(\d[\d,]*)(?:\.(\d+))?")
@@ -124,8 +124,8 @@ def render_product(doc):
 
     @visible(points=1, checks="unchanged")
     def leaves_documents_alone(self, answer):
-        """The reader leaves the document it is given as it was"""
-        for what, document, _ in (V1_CASES[1], CURRENT_CASES[0]):
+        """The reader leaves its documents alone: version 1 prices "24.99", "4.35", "12.5", "7", "12.50"; a version 3"""
+        for what, document, _ in UNCHANGED_CASES:
             _, after = call_keeping(self, "render_product", answer.render_product, fresh(document))
             changed = difference(document, after)
             if changed:

@@ -1,4 +1,5 @@
-"""Lab 03, exercises 03.4 and 03.5: a ``$jsonSchema`` validator and its staging (need validators).
+"""Lab 03, exercises 03.4 and 03.5: a ``$jsonSchema`` validator and its staging (validators needed; 03.5 judges
+its form and spelling without them).
 
 Behaviour, not spelling: the validator is put on a scratch collection and products are inserted into it
 (each broken product breaks one rule and is a variant of a valid product the validator must accept); the
@@ -17,7 +18,7 @@ from course.datasets.legacy import CURRENT_VERSION, MAX_TAGS
 from course.engine.exercise import Exercise, Incorrect, Unsupported, hidden, visible
 from course.lessons.lesson03.data import (REFERENCE_VALIDATOR, broken_cases, first_of_version, fresh,
                                           hidden_valid_cases, staged_catalog, stored_base, valid_cases)
-from course.toolkit.validation_settings import ACTIONS, LEVELS
+from course.toolkit.validation_settings import ACTIONS, LEVELS, action_as_run
 
 DOCUMENT_VALIDATION_FAILED = 121
 #: MongoDB 9.0's level (the lab's table lists it): "strict", and every document of the collection must pass,
@@ -87,7 +88,7 @@ class ProductValidator(Exercise):
                        "a bool)",
         "sku": "sku must be a string matching SKU_PATTERN",
         "tags": "tags must be an array of at most MAX_TAGS strings",
-        "views": "views must be an int or a long, 0 or more",
+        "views": "views must be an int or a long, 0 or more (never a double, a decimal, a string or a bool)",
         "schema_version": "schema_version must be CURRENT_VERSION",
     }
     hints = (
@@ -193,7 +194,7 @@ product_validator = {{
 
     @visible(points=2, checks="price_pence")
     def refuses_bad_prices(self, answer):
-        """price_pence: a string, a bool, a negative number and a double are refused"""
+        """price_pence: a string, a bool, a negative number, doubles (24.99, 2499.0) and a decimal are refused"""
         self._refuses(answer, "price_pence", "price_pence must be an int or a long, 0 or more (never a double, a "
                                              "decimal, a string or a bool)")
 
@@ -209,9 +210,9 @@ product_validator = {{
 
     @visible(points=2, checks="views")
     def refuses_bad_views(self, answer):
-        """views: a bool, a string, a negative number and a double are refused"""
-        self._refuses(answer, "views", "views must be an int or a long, 0 or more (never a double, a string or "
-                                       "a bool)")
+        """views: a bool, a string, a negative number, a double and a decimal are refused"""
+        self._refuses(answer, "views", "views must be an int or a long, 0 or more (never a double, a decimal, a "
+                                       "string or a bool)")
 
     @visible(points=1, checks="schema_version")
     def refuses_other_versions(self, answer):
@@ -225,7 +226,7 @@ product_validator = {{
 
     @hidden(points=1, checks="price_pence")
     def refuses_price_boundaries(self, answer):
-        """price_pence -1, False, 2499.0 and null are refused"""
+        """price_pence -1, False, 0.0 and null are refused"""
         self._refuses(answer, "price_pence", "price_pence must be an int or a long, 0 or more", hidden=True)
 
     @hidden(points=1, checks="views")
@@ -268,10 +269,12 @@ def _not_accepted(settings: dict) -> str:
 
 
 class Staging(Exercise):
+    """Needs validators only for the writes: the form, the spelling and ``constraint`` are judged everywhere
+    (in the lab's words, as a server judges them), so mongomock gives the verdict of every rule it can."""
+
     id = "03.5"
     title = "Choose the validation level and action for a catalog with legacy documents"
     answers = ("staging",)
-    requires = frozenset({Capability.VALIDATORS})
     requirements = {
         "form": 'staging is a dict with exactly the keys "validationLevel" and "validationAction", '
                 "each a value MongoDB accepts",
@@ -297,13 +300,9 @@ staging = {"validationLevel": "moderate", "validationAction": "error"}
         settings = {k: staging[k] for k in ("validationLevel", "validationAction") if k in staging}
         if not settings:
             raise Incorrect('staging has neither "validationLevel" nor "validationAction"')
-        if settings.get("validationAction") == "errorAndLog" \
-                and not self.lab.backend.supports(Capability.VALIDATION_ERROR_AND_LOG):
-            raise Unsupported(Capability.VALIDATION_ERROR_AND_LOG)
         return settings
 
     def _catalog(self, answer) -> Any:
-        db = self.lab.scratch()
         settings = self._settings(answer)
         refused = _not_accepted(settings)
         if refused:  # judged as a server answers, in the lab's words (an engine's message may list fewer values)
@@ -314,8 +313,14 @@ staging = {"validationLevel": "moderate", "validationAction": "error"}
                             "that fail the validator, and this catalog still holds version 1 and version 2 "
                             "products: MongoDB refuses the setting, so no validator would go on today (and once "
                             "set, it checks every update as strict does)")
+        if not self.lab.backend.supports(Capability.VALIDATORS):
+            raise Unsupported(Capability.VALIDATORS)
+        created = dict(settings)
+        if "validationAction" in created:  # errorAndLog judged as error where it is missing (no 03.5 rule is the log)
+            created["validationAction"] = action_as_run(created["validationAction"], self.lab.backend)
+        db = self.lab.scratch()
         try:
-            db.create_collection("products", validator=fresh(REFERENCE_VALIDATOR), **settings)
+            db.create_collection("products", validator=fresh(REFERENCE_VALIDATOR), **created)
         except (OperationFailure, TypeError, ValueError) as error:
             raise Incorrect(f"the catalog could not be created with {settings}: {_said(error)}") from None
         db.products.insert_many(staged_catalog(), bypass_document_validation=True)

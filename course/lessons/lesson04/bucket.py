@@ -149,16 +149,21 @@ def create_bucket_index(db):
             want = _sums(bucket["events"])
             for field in ("count", "sumIn", "sumOut"):
                 if bucket.get(field) != want[field]:
-                    raise Incorrect(f"a bucket holding {want['count']} events says {field} {bucket.get(field)!r}, "
+                    says = f"says {field} {bucket[field]!r}" if field in bucket else f"has no field {field}"
+                    raise Incorrect(f"a bucket holding {want['count']} events {says}, "
                                     f"but its events give {want[field]}: a bucket's count and sums always agree with "
                                     "the events it holds")
 
     @visible(points=2, checks="sums")
     def sums_match_the_events(self, answer):
-        """Twelve events: the bucket's count, sumIn and sumOut match them"""
+        """Twelve mixed events; a product with OUT events only, one with IN events only: the sums match"""
         db = self.lab.scratch()
         self._feed(answer, db, data(stock_events, 12))
         self._check_sums(db)
+        for product_id, kind in ((2, "OUT"), (3, "IN")):
+            self._feed(answer, db, [{**event, "type": kind} for event in data(stock_events, 3, 7)],
+                       product_id=product_id)
+            self._check_sums(db, product_id=product_id)
 
     @hidden(points=1, checks="sums")
     def sums_across_buckets(self, answer):

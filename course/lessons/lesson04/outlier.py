@@ -224,11 +224,37 @@ def follower_count(db, product_id):
                             f"is room, a follower is embedded whatever else arrives meanwhile")
         self._check_embedded(db, 1, want)
 
-    @hidden(points=1, checks="concurrent")
+    @visible(points=1, checks="concurrent")
     def page_bound_under_a_race(self, answer):
         """Another follower takes a page's last place between your read and your write: still 100"""
         self._check_race(answer, FOLLOWER_THRESHOLD, (EXTRA_PAGE - 1,), {"count": {"$lt": EXTRA_PAGE}},
                          "product_followers_extra")
+
+    @hidden(points=1, checks="concurrent")
+    def second_page_bound_under_a_race(self, answer):
+        """A full page and one of 99: another follower takes the last place between your read and your write"""
+        self._check_race(answer, FOLLOWER_THRESHOLD, (EXTRA_PAGE, EXTRA_PAGE - 1), {"count": {"$lt": EXTRA_PAGE}},
+                         "product_followers_extra")
+
+    @visible(points=1, checks="pages")
+    def overflows_under_a_race_with_room_left(self, answer):
+        """Another follower lands in a page of 60 between your read and your write: yours is in a page too"""
+        db = seeded(self.lab, products=data(_products_with, p1=(FOLLOWER_THRESHOLD, True)),
+                    product_followers_extra=data(_pages, 1, 60))
+
+        def another_follower():
+            db.product_followers_extra.update_one({"productId": 1, "count": {"$lt": EXTRA_PAGE}},
+                                                  {"$push": {"followers": "racer"}, "$inc": {"count": 1}})
+
+        watched = RecordingDatabase(db, race=another_follower)
+        self.call("add_follower", answer.add_follower, watched, 1, "late")
+        stored = [f for page in db.product_followers_extra.find({"productId": 1}) for f in page.get("followers") or []]
+        if watched.raced and "late" not in stored:
+            raise Incorrect("another follower was added to product 1's page of 60 between your read and your write; "
+                            "your follower is in no page: while a page has room, an overflowing follower is stored "
+                            "whatever else arrives meanwhile")
+        self._check_pages(db, 1, data(_pages, 1, 60)[0]["followers"] + (["racer"] if watched.raced else [])
+                          + ["late"])
 
     def _check_count(self, answer, product_id, pages, embedded, flagged):
         db = seeded(self.lab, products=data(_products_with, **{f"p{product_id}": (embedded, flagged)}),
@@ -256,11 +282,14 @@ def follower_count(db, product_id):
 
     @visible(points=1, checks="flag_read")
     def reads_honour_the_flag(self, answer):
-        """Counting a product without the flag never reads the overflow collection"""
-        db = seeded(self.lab, products=data(_products_with, p3=(3, False)),
+        """Counting a product without the flag never reads the overflow: one with 3 followers, one with 50"""
+        db = seeded(self.lab, products=data(_products_with, p2=(FOLLOWER_THRESHOLD, False), p3=(3, False)),
                     product_followers_extra=data(_pages, 1, 5))
-        watched = RecordingDatabase(db)
-        self.call("follower_count", answer.follower_count, watched, 3)
-        if watched.collection("product_followers_extra").reads():
-            raise Incorrect("follower_count read db.product_followers_extra for a product without hasExtras: check "
-                            "the flag first, so the 99% of products pay one query")
+        for product_id in (3, 2):
+            watched = RecordingDatabase(db)
+            self.call("follower_count", answer.follower_count, watched, product_id)
+            if watched.collection("product_followers_extra").reads():
+                embedded = len(self._embedded(db, product_id))
+                raise Incorrect(f"follower_count read db.product_followers_extra for product {product_id}, which "
+                                f"embeds {embedded} followers and has no hasExtras: only the flag says whether a "
+                                "product has overflowed, so the 99% of products pay one query")

@@ -201,11 +201,14 @@ catalog_validator = {"$jsonSchema": {
 
     @visible(points=1, requires=(Capability.VALIDATORS,), checks="phone")
     def phone_specs(self, answer):
-        """A phone without storageGb, with a string or fractional ramGb or storageGb, or a shirt's specs: refused"""
+        """A phone without storageGb, with a string, fractional or null ramGb or storageGb, or a shirt's specs:
+        refused"""
         self._check_refuses(answer, [
             (_item(501, "phone", {"ramGb": 8}), "a phone without specs.storageGb"),
             (_item(504, "phone", {"sizes": ["M"]}), "a phone with a shirt's specs (sizes, no ramGb)"),
             (_item(502, "phone", {"ramGb": "8", "storageGb": 128}), "a phone whose specs.ramGb is a string"),
+            (_item(506, "phone", {"ramGb": None, "storageGb": 128}), "a phone whose specs.ramGb is null"),
+            (_item(507, "phone", {"ramGb": 8, "storageGb": None}), "a phone whose specs.storageGb is null"),
             (_item(503, "phone", {"ramGb": 8.5, "storageGb": 128}), "a phone whose specs.ramGb is 8.5, not an "
                                                                     "integer"),
             (_item(505, "phone", {"ramGb": 8, "storageGb": 128.5}), "a phone whose specs.storageGb is 128.5, not "
@@ -214,11 +217,12 @@ catalog_validator = {"$jsonSchema": {
 
     @hidden(points=1, requires=(Capability.VALIDATORS,), checks="phone")
     def phone_specs_other_cases(self, answer):
-        """A phone without ramGb, with a string storageGb or a null ramGb is refused"""
+        """A phone without ramGb, with a string storageGb, or both null, is refused"""
         self._check_refuses(answer, [
             (_item(511, "phone", {"storageGb": 128}), "a phone without specs.ramGb"),
             (_item(512, "phone", {"ramGb": 8, "storageGb": "256GB"}), "a phone whose specs.storageGb is a string"),
-            (_item(513, "phone", {"ramGb": None, "storageGb": 128}), "a phone whose specs.ramGb is null"),
+            (_item(513, "phone", {"ramGb": None, "storageGb": None}), "a phone whose specs.ramGb and storageGb are "
+                                                                      "null"),
         ])
 
     @visible(points=1, requires=(Capability.VALIDATORS,), checks="shirt")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from course.datasets.patterns import versioned_orders
+from course.engine.answer_keys import refuse_other_keys
 from course.engine.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson04.common import COMPARE, as_list, data, first_difference, ordered, seeded
 
@@ -14,13 +15,18 @@ SHARED_PHONE = "0901234567"
 
 
 def _shuffled_orders(extra: bool, backwards: bool = False) -> list[dict]:
-    """The versioned orders (two more sharing the phone when ``extra``, one of them second in a v2 list),
-    inserted out of _id order (shuffled, or ``backwards``: highest _id first)."""
+    """The versioned orders (when ``extra``: two more sharing the phone, one of them second in a v2 list, and
+    two whose phones contain it, or are contained in it, without being it), inserted out of _id order
+    (shuffled, or ``backwards``: highest _id first)."""
     orders = versioned_orders()
     if extra:
         orders += [{"_id": 13, "tenantId": "t1", "total": 120_000, "customer": {"name": "C 13", "phone": SHARED_PHONE}},
+                   {"_id": 14, "tenantId": "t1", "total": 45_000,
+                    "customer": {"name": "C 14", "phone": f"+44 {SHARED_PHONE} ext 2"}},
                    {"_id": 15, "tenantId": "t1", "schema_version": 2, "total": 99_000,
-                    "customer": {"name": "C 15", "phones": ["0905550000", SHARED_PHONE]}}]
+                    "customer": {"name": "C 15", "phones": ["0905550000", SHARED_PHONE]}},
+                   {"_id": 16, "tenantId": "t1", "schema_version": 2, "total": 61_000,
+                    "customer": {"name": "C 16", "phones": [SHARED_PHONE[1:6], f"{SHARED_PHONE}9"]}}]
     if backwards:
         return sorted(orders, key=lambda order: order["_id"], reverse=True)
     random.Random(len(orders)).shuffle(orders)
@@ -151,19 +157,25 @@ def find_by_phone(orders, phone):
         if ids != want or len(got) != len(want):
             lost = [f"the {'v2' if stored[i].get('schema_version') == 2 else 'v1'} order {i}"
                     for i in want if i not in ids]
+            strays = [f"order {i} has {_phones(stored[i])}" for i in ids if i not in want and i in stored]
             raise Incorrect(f"find_by_phone({phone!r}) found orders {[item['_id'] for item in got]}"
-                            + (f": it misses {' and '.join(lost)}" if lost else f"; the orders with it are {want}"))
+                            + (f": it misses {' and '.join(lost)}" if lost else f"; the orders with it are {want}")
+                            + (f" (an order has the phone when one of its phones is {phone!r}, whole: "
+                               f"{'; '.join(strays)})" if strays else ""))
 
     @visible(points=2, checks="query")
     def query_finds_both_versions(self, answer):
-        """The shared phone is found in v1 and v2 orders (second in one v2 list), as whole orders"""
+        """The shared phone is found in v1 and v2 orders (second in one v2 list), as whole orders; phones that
+        contain it, or a part of it, are other phones"""
         orders, got = self._found(answer, True, SHARED_PHONE)
         self._check_query(orders, got, SHARED_PHONE)
+        orders, got = self._found(answer, True, SHARED_PHONE[1:6])
+        self._check_query(orders, got, SHARED_PHONE[1:6])
 
     @hidden(points=1, checks="query")
     def every_phone_findable(self, answer):
         """Every phone of every order is found, and only its orders"""
-        orders = data(_shuffled_orders, False)
+        orders = data(_shuffled_orders, True)
         db = seeded(self.lab, orders=orders)
         for phone in sorted({p for o in orders for p in _phones(o)}):
             got = as_list("find_by_phone", self.call("find_by_phone", answer.find_by_phone, db.orders, phone))
@@ -217,6 +229,7 @@ class SelfCheck(Exercise):
         "checkpoint": "question 2 (key inc_on_10mb_document_rewrites) is answered right",
         "outliers": "question 3 (key outliers_at_40_percent) is answered right",
         "lazy": "question 4 (key lazy_migration_phone_search) is answered right",
+        "keys": "self_check has one key per question: no key besides the four of the statement",
     }
     hints = (
         "Re-read the measurement lab: what does a projection cut, and what must the cache still hold?",
@@ -231,10 +244,13 @@ self_check = {
 }
 """
 
+    def _given(self, answer) -> dict:
+        return self.expect_type("self_check", answer.self_check, dict,
+                                "{'projection_shrinks_working_set': ..., 'inc_on_10mb_document_rewrites': ..., ...} "
+                                "with the four keys of the statement")
+
     def _judge(self, answer, key):
-        given = self.expect_type("self_check", answer.self_check, dict,
-                                 "{'projection_shrinks_working_set': ..., 'inc_on_10mb_document_rewrites': ..., ...} "
-                                 "with the four keys of the statement")
+        given = self._given(answer)
         if key not in given:
             raise Incorrect(f"self_check has no key {key!r}: the statement names the four keys")
         choices = SELF_CHECK_CHOICES[key]
@@ -262,3 +278,8 @@ self_check = {
     def question_4(self, answer):
         """Question 4: what does a search on the new field find during a lazy migration?"""
         self._judge(answer, "lazy_migration_phone_search")
+
+    @visible(points=1, checks="keys")
+    def one_key_per_question(self, answer):
+        """self_check has no key besides the four questions' keys"""
+        refuse_other_keys("self_check", self._given(answer), SELF_CHECK_ANSWERS)

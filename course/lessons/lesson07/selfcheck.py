@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from course.engine.answer_keys import refuse_other_keys
 from course.engine.exercise import Exercise, Incorrect, visible
 
 SELF_CHECK_CHOICES = {
@@ -32,8 +33,9 @@ class SelfCheck(Exercise):
     title = "Self-check: five short answers"
     answers = ("self_check",)
     fixed_answer = True  #: answers about the lesson: nothing to vary, so no hidden assertion
-    requirements = {key: f"question {n} (key {key}) is answered right"
-                    for n, key in enumerate(SELF_CHECK_ANSWERS, start=1)}
+    requirements = {**{key: f"question {n} (key {key}) is answered right"
+                       for n, key in enumerate(SELF_CHECK_ANSWERS, start=1)},
+                    "keys": "self_check has one key per question: no key besides the five of the statement"}
     hints = (
         "Re-read the preallocation section: what does WiredTiger write when a document changes?",
         "For the trees, look at the table of which read each pattern serves, and what a move rewrites.",
@@ -48,9 +50,12 @@ self_check = {
 }
 """
 
+    def _given(self, answer) -> dict:
+        return self.expect_type("self_check", answer.self_check, dict,
+                                "{'preallocation_since_wiredtiger': ..., ...} with the five keys of the statement")
+
     def _judge(self, answer, key):
-        given = self.expect_type("self_check", answer.self_check, dict,
-                                 "{'preallocation_since_wiredtiger': ..., ...} with the five keys of the statement")
+        given = self._given(answer)
         if key not in given:
             raise Incorrect(f"self_check has no key {key!r}: the statement names the five keys")
         choices = SELF_CHECK_CHOICES[key]
@@ -83,3 +88,8 @@ self_check = {
     def question_5(self, answer):
         """Question 5: the customer's name on every order view"""
         self._judge(answer, "name_on_every_order_view")
+
+    @visible(points=1, checks="keys")
+    def one_key_per_question(self, answer):
+        """self_check has no key besides the five questions' keys"""
+        refuse_other_keys("self_check", self._given(answer), SELF_CHECK_ANSWERS)
