@@ -511,3 +511,22 @@ def test_a_collation_crosses_as_the_document_it_stands_for():
 
     assert _collation_document(Collation("en", strength=2)) == {"locale": "en", "strength": 2}
     assert _collation_document({"locale": "en"}) is None
+
+
+def test_an_opaque_value_is_named_after_its_type():
+    """A value that crossed as its type name alone reads as that type in a check's message (``type(x).__name__``),
+    as in one process: review 38 saw "(a Opaque)" for an UpdateResult."""
+    from course.engine.crossed_values import opaque
+
+    value = opaque("UpdateResult")
+    assert isinstance(value, Opaque) and type(value).__name__ == "UpdateResult"
+    assert repr(value) == "<a UpdateResult object>" and value != opaque("UpdateResult")
+    odd = opaque("not a name")
+    assert type(odd) is Opaque and odd.type_name == "not a name"
+    assert type(decode(_encoded_opaque("Cursor"))).__name__ == "Cursor"
+
+
+def _encoded_opaque(type_name):
+    """What the channel sends for a value that is not data (see channel.Encoder)."""
+    from course.grading.channel import Encoder
+    return Encoder().encode(object.__new__(type(type_name, (), {})))

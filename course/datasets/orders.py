@@ -112,14 +112,20 @@ def order_event(seq: int) -> dict:
             "by": f"staff-{seq % 1000:03d}", "note": f"Packed at the Leyton depot, parcel code {seq:08d}, shelf B"}
 
 
+#: the kinds of mixed_records' odd documents, which name no collection
+_ODD_KINDS = ("supplier", None, "Customer", "orders", "product ")
+
+
 def mixed_records(customers_n: int = 20, orders_n: int = 40, products_n: int = 15, strays: int = 3,
                   seed: int = 5, odd_kinds: int = 0) -> list[dict]:
     """Return customers, orders and products mixed in one list, each with a ``kind`` field.
 
     Ids are strings unique across kinds ("c1", "o1", "p1"), as one collection
     needs.  ``strays`` documents have no ``kind`` at all (an old writer forgot
-    it); ``odd_kinds`` documents have a kind that names no collection
-    (``"supplier"``, or ``None``).  The order of the list is shuffled.
+    it); ``odd_kinds`` documents have a kind that names no collection, in turn
+    ``"supplier"``, ``None``, then a known kind spelt otherwise (``"Customer"``,
+    ``"orders"``, ``"product "``: kinds match exactly).  The order of the list is
+    shuffled.
     """
     rng = random.Random(seed)
     records = []
@@ -135,7 +141,7 @@ def mixed_records(customers_n: int = 20, orders_n: int = 40, products_n: int = 1
     for k in range(1, strays + 1):
         records.append({"_id": f"x{k}", "name": f"imported row {k}", "status": "unknown"})
     for k in range(1, odd_kinds + 1):
-        records.append({"_id": f"s{k}", "kind": ("supplier", None)[(k - 1) % 2], "name": f"Supplier {k}",
+        records.append({"_id": f"s{k}", "kind": _ODD_KINDS[(k - 1) % len(_ODD_KINDS)], "name": f"Supplier {k}",
                         "status": "unknown"})
     rng.shuffle(records)
     return records

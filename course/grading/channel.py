@@ -31,7 +31,7 @@ import struct
 import time
 from typing import Any
 
-from course.engine.crossed_values import Materialised, Opaque  # noqa: F401 (re-exported: the channel makes them)
+from course.engine.crossed_values import Materialised, Opaque, opaque  # noqa: F401 (re-exported: the channel makes them)
 
 MAX_FRAME = 48 * 1024 * 1024  #: the largest message either side accepts: room for a check's deliberately oversized (> 16 MiB) argument
 MAX_DEPTH = 100  #: the deepest nesting of lists and dicts a value may have
@@ -193,7 +193,7 @@ def decode(value: Any, special=None, depth: int = 0) -> Any:
         rebuilt.returned_type = str(value.get("type", "iterable"))[:100]
         return rebuilt
     if tag == "opaque":
-        return Opaque(str(value.get("type", "?"))[:100])
+        return opaque(str(value.get("type", "?"))[:100])
     if tag == "placeholder":
         from course.engine.placeholder import ____
 

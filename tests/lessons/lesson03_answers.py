@@ -175,6 +175,16 @@ dumps_document = table_validator(message="invalid product: {doc}")
 no_stamp = table_validator(stamp=False)
 
 
+def sku_read_before_checked(doc):
+    """Wrong (value_error, review 38): name and category are checked first, then the sku and price are read,
+    so a product without them raises KeyError('sku'), not ValueError."""
+    for field in ("name", "category"):
+        if field not in doc:
+            raise ValueError(f"missing required field {field!r}")
+    doc["sku"], doc["price_pence"]  # a KeyError naming the field when it is missing
+    return validate_rules(doc)
+
+
 def returns_false(doc):
     try:
         return validate_rules(doc)

@@ -745,11 +745,13 @@ REQUIRED_PER_BRANCH = {"$jsonSchema": {
 
 
 def schema_with(required=("tenantId", "kind", "name", "price", "specs"), phone=("ramGb", "storageGb"),
-               phone_type="int", sizes_type="array", isbn_required=True, fallback=False, typed=("ramGb", "storageGb")):
+               phone_type="int", sizes_type="array", isbn_required=True, fallback=False, typed=("ramGb", "storageGb"),
+               other_kinds=()):
     branches = [
         _branch("phone", list(phone), {field: {"bsonType": phone_type} for field in typed}),
         _branch("shirt", ["sizes"], {"sizes": {"bsonType": sizes_type}}),
         _branch("book", ["isbn"] if isbn_required else [], {"isbn": {"bsonType": "string"}}),
+        *(_branch(kind, [], {}) for kind in other_kinds),
     ]
     if fallback:
         branches.append({"properties": {"kind": {"not": {"enum": ["phone", "shirt", "book"]}}}})

@@ -839,6 +839,12 @@ VALIDATOR_NONEMPTY = {"$jsonSchema": {**VALIDATOR_RANGE["$jsonSchema"], "propert
                  "properties": {"phones": {"bsonType": "array", "minItems": 1}}}}}}
 VALIDATOR_NO_VERSION = {"$jsonSchema": {"bsonType": "object", "required": ["customer"], "properties": {
     "customer": {"bsonType": "object", "required": ["phones"], "properties": {"phones": {"bsonType": "array"}}}}}}
+#: Wrong (refuses_v1, review 38): schema_version at least 2, so a version 3 order passes
+VALIDATOR_VERSION_AT_LEAST_2 = {"$jsonSchema": {**VALIDATOR_RANGE["$jsonSchema"], "properties": {
+    **VALIDATOR_RANGE["$jsonSchema"]["properties"], "schema_version": {"bsonType": ["int", "long"], "minimum": 2}}}}
+#: Wrong (refuses_v1, review 38): schema_version required but any int, so schema_version 1 passes
+VALIDATOR_VERSION_ANY_INT = {"$jsonSchema": {**VALIDATOR_RANGE["$jsonSchema"], "properties": {
+    **VALIDATOR_RANGE["$jsonSchema"]["properties"], "schema_version": {"bsonType": "int"}}}}
 VALIDATOR_VERSION_ONLY = {"$jsonSchema": {"required": ["schema_version"], "properties": {
     "schema_version": {"enum": [2]}}}}
 STAGES = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]

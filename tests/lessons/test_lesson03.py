@@ -89,6 +89,8 @@ WRONG = [
     Wrong("03.1", "schema_version", "stamps over a schema_version of 2", v(a.overwrites_version), "schema_version 2"),
     Wrong("03.1", "value_error", "raises KeyError", v(a.raises_key_error), "KeyError"),
     Wrong("03.1", "value_error", "raises TypeError", v(a.raises_type_error), "TypeError"),
+    Wrong("03.1", "value_error", "a missing sku or price read first: KeyError (review 38)", v(a.sku_read_before_checked),
+          "KeyError for a product with no price_pence"),
     Wrong("03.1", "value_error", "returns False instead of raising", v(a.returns_false), "returned False",
           also=("names_field",)),
     Wrong("03.1", "names_field", "a message that names no field", v(a.vague_message), "does not name the field"),

@@ -221,6 +221,10 @@ WRONG = [
         typed=("ramGb",))), "storageGb"),
     Wrong("04.6", "shirt", "a shirt's sizes may be a string", swap(6, catalog_validator=a.schema_with(
         sizes_type=["array", "string"])), "sizes"),
+    Wrong("04.6", "shirt", "a shirt's sizes may be null (review 38)", swap(6, catalog_validator=a.schema_with(
+        sizes_type=["array", "null"])), "null"),
+    Wrong("04.6", "other_kind", "a branch for a kind the statement does not name, 'toy' (review 38)",
+          swap(6, catalog_validator=a.schema_with(other_kinds=("toy",))), "'toy'"),
     Wrong("04.6", "book", "a book needs no isbn", swap(6, catalog_validator=a.schema_with(isbn_required=False)),
           "isbn"),
     Wrong("04.6", "other_kind", "a catch-all branch for other kinds", swap(6, catalog_validator=a.schema_with(

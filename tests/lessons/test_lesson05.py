@@ -190,6 +190,10 @@ WRONG = [
     Wrong("05.6", "accepts_v2", "views must be an int", with_stages(v2_validator=a.VALIDATOR_INT_VIEWS), "long"),
     Wrong("05.6", "accepts_v2", "phones must not be empty", with_stages(v2_validator=a.VALIDATOR_NONEMPTY), "[]"),
     Wrong("05.6", "refuses_v1", "phones required, no version rule", with_stages(v2_validator=a.VALIDATOR_NO_VERSION), "schema_version"),
+    Wrong("05.6", "refuses_v1", "schema_version at least 2: version 3 passes (review 38)",
+          with_stages(v2_validator=a.VALIDATOR_VERSION_AT_LEAST_2), "schema_version: 3"),
+    Wrong("05.6", "refuses_v1", "schema_version any int: version 1 passes (review 38)",
+          with_stages(v2_validator=a.VALIDATOR_VERSION_ANY_INT), "schema_version: 1"),
     Wrong("05.6", "requires_phones", "only the version is required", with_stages(v2_validator=a.VALIDATOR_VERSION_ONLY),
           "phones"),
     Wrong("05.6", "form", "settings as dicts instead of pairs", with_stages(stages=[

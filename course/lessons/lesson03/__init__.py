@@ -21,7 +21,7 @@ from course.datasets.legacy import CURRENT_VERSION, MAX_TAGS
 from course.engine.exercise import Exercise, Incorrect, LearnerRaised, hidden, visible
 from course.lessons.lesson03.arguments import call_keeping, difference
 from course.lessons.lesson03.census import FieldTypes
-from course.lessons.lesson03.data import (KETTLE, REFERENCE_VALIDATOR, broken_cases, fresh, hidden_valid_cases,
+from course.lessons.lesson03.data import (BROKEN, KETTLE, REFERENCE_VALIDATOR, broken_cases, fresh, hidden_valid_cases,
                                           product, valid_cases)
 from course.lessons.lesson03.reader import ReadEveryVersion
 from course.lessons.lesson03.validator import ProductValidator, Staging
@@ -229,8 +229,8 @@ def validate(doc):
 
     @visible(points=1, checks="value_error")
     def raises_value_error(self, answer):
-        """A refusal raises ValueError"""
-        cases = [case for key in ("required", "price_pence", "unknown") for case in broken_cases(key, False)[:2]]
+        """Every refusal raises ValueError: a missing, unknown or bad field of any kind"""
+        cases = [case for key in self.requirements if key in BROKEN for case in broken_cases(key, False)]
         for what, refusal, _ in self._refusals(answer, cases):
             if not isinstance(refusal, LearnerRaised):
                 raise Incorrect(f"validate returned {refusal!r} for a product with {what}: raise ValueError, "

@@ -227,10 +227,11 @@ catalog_validator = {"$jsonSchema": {
 
     @visible(points=1, requires=(Capability.VALIDATORS,), checks="shirt")
     def shirt_specs(self, answer):
-        """A shirt without sizes, or with sizes as a string, is refused"""
+        """A shirt without sizes, or with sizes as a string or null, is refused"""
         self._check_refuses(answer, [
             (_item(601, "shirt", {"material": "linen"}), "a shirt without specs.sizes"),
             (_item(602, "shirt", {"sizes": "M"}), "a shirt whose specs.sizes is a string, not an array"),
+            (_item(603, "shirt", {"sizes": None}), "a shirt whose specs.sizes is null, not an array"),
         ])
 
     @hidden(points=1, requires=(Capability.VALIDATORS,), checks="shirt")
@@ -252,7 +253,8 @@ catalog_validator = {"$jsonSchema": {
         """An item of another kind is refused, even with a book's specs"""
         self._check_refuses(answer, [(_item(801, "toaster", {}), "an item of kind 'toaster'"),
                                      (_item(802, "toaster", {"isbn": "978-0-7"}),
-                                      "an item of kind 'toaster' with a book's specs")])
+                                      "an item of kind 'toaster' with a book's specs"),
+                                     (_item(803, "toy", {}), "an item of kind 'toy'")])
 
     @hidden(points=1, requires=(Capability.VALIDATORS,), checks="other_kind")
     def refuses_other_kinds_edge_cases(self, answer):

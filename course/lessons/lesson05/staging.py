@@ -133,18 +133,26 @@ stages = [("moderate", "warn"), ("moderate", "error"), ("strict", "error")]
 
     @visible(points=2, checks="refuses_v1")
     def refuses_v1_orders(self, answer):
-        """The validator refuses a version 1 order, and one with phones but no schema_version"""
+        """The validator refuses a version 1 order, one with phones but no schema_version, and orders saying
+        schema_version 1 or 3"""
         no_version = {"_id": 7101, "customer": {"name": "N", "phone": "0901", "phones": ["0901"]}, "views": 0}
         self._refuses(answer, [("a version 1 order (no schema_version)", _V1_ORDER),
-                               ("an order with phones but no schema_version", no_version)], self._V1_ADVICE)
+                               ("an order with phones but no schema_version", no_version),
+                               ("an order with schema_version: 1",
+                                {"_id": 7102, VERSION_FIELD: 1, "customer": {"name": "O", "phones": ["0903"]}}),
+                               ("an order with schema_version: 3",
+                                {"_id": 7103, VERSION_FIELD: 3, "customer": {"name": "R", "phones": ["0906"]}})],
+                      self._V1_ADVICE)
 
     @hidden(points=1, checks="refuses_v1")
     def refuses_other_v1_orders(self, answer):
-        """Other version 1 orders: one without a phone, one saying schema_version 1"""
+        """Other orders without schema_version 2: a version 1 order without a phone, schema_version 0 and 4"""
         docs = {d["_id"]: d for d in orders_of(45, 8)}
         self._refuses(answer, [("a version 1 order without a phone", docs[NO_PHONE_IDS[1]]),
-                               ("an order with schema_version: 1",
-                                {"_id": 7102, VERSION_FIELD: 1, "customer": {"name": "O", "phones": ["0903"]}})],
+                               ("an order with schema_version: 0",
+                                {"_id": 7104, VERSION_FIELD: 0, "customer": {"name": "S", "phones": ["0907"]}}),
+                               ("an order with schema_version: 4",
+                                {"_id": 7105, VERSION_FIELD: 4, "customer": {"name": "T", "phones": ["0908"]}})],
                       self._V1_ADVICE)
 
     _PHONES_ADVICE = "require customer.phones, an array"
