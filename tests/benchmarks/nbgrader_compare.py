@@ -26,8 +26,8 @@ lesson01 --force`` on ``--students`` students, which nbgrader grades one at a
 time; ``course grade --jobs 1 --force`` and ``--jobs 2`` on as many learners,
 sandboxed as by default), runs alternate, the table shows medians, and every run
 must give every student full marks in both gradebooks or the script stops.
-Targets (issue 14): ``course grade --jobs 1`` no slower than nbgrader (at most
-1.00x its time) while also running the hidden checks; ``--jobs 2`` at least 1.9x
+Targets: ``course grade --jobs 1`` at most 0.6x nbgrader's time while also running
+the hidden checks (issue 27; issue 14 asked for 1.00x); ``--jobs 2`` at least 1.9x
 faster than nbgrader.
 """
 
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, label in labels.items():
         print(f"| {label} | {median[name]:.1f} | {', '.join(f'{s:.1f}' for s in figures[name])} |")
     print(f"\n- course `--jobs 1` / nbgrader: {median['course 1'] / median['nbgrader']:.2f}x "
-          f"(goal: at most 1.00x, no slower than nbgrader)")
+          f"(goal: at most 0.60x, issue 27)")
     print(f"- nbgrader / course `--jobs 2`: {median['nbgrader'] / median['course 2']:.2f}x (goal: at least 1.9x faster)")
     print(json.dumps(figures), file=sys.stderr)
     return 0
