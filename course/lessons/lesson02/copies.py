@@ -18,7 +18,7 @@ from course.engine.recording import RecordingDatabase
 
 COPIED_FIELDS = ("name", "phone")  #: customer fields copied into orders (customer_copy)
 ORPHANS = 2  #: orders the unknown-customer check leaves behind for a customer that is not in db.customers
-ORPHAN_ORDER_IDS = 901  #: the first of their _ids (the seeded shop's orders are 1 to 18)
+FIRST_ORPHAN_ID = 901  #: the first of their _ids (the seeded shop's orders are 1 to 18)
 
 
 class CopyUpdatePath(Exercise):
@@ -195,7 +195,7 @@ def create_copy_index(db):
         db = self._database()
         # customer 998 is gone (deleted, or never stored), its orders remain: they carry an id no customer has
         templates = db.orders.find({"customer_id": 1}).sort("_id", 1).limit(ORPHANS)
-        db.orders.insert_many([{**placed, "_id": ORPHAN_ORDER_IDS + k, "customer_id": 998,
+        db.orders.insert_many([{**placed, "_id": FIRST_ORPHAN_ID + k, "customer_id": 998,
                                 "customer_copy": {"name": "Lee Gone", "phone": "07000 998998"}}
                                for k, placed in enumerate(templates)])
         before = snapshot(db, ("customers", "orders"))

@@ -32,6 +32,14 @@ def _more(count: Any, expected: int) -> bool:
     return isinstance(count, (int, float)) and not isinstance(count, bool) and count > expected
 
 
+#: pairs of BSON types a census confuses, and why they are two types (the int, long pair is looked at first)
+_CONFUSED_TYPES = {
+    ("int", "long"): "an int and a long are different BSON types (an Int64, or a counter $inc took past the int32 "
+                     "maximum, is a long)",
+    ("int", "bool"): "a bool is its own BSON type, not an int (even though Python's bool is a subclass of int)",
+}
+
+
 def _evidence(which: str, field: str, type_name: str, got: dict, expected: dict) -> str:
     """What the seeded documents show about a wrong count of ``type_name``, from the counts alone: the same
     words whichever check (visible or hidden) meets the mistake, and nothing the counts do not show."""
@@ -45,19 +53,13 @@ def _evidence(which: str, field: str, type_name: str, got: dict, expected: dict)
         return (f": the {in_arrays} more {'is an array' if in_arrays == 1 else 'are arrays'} holding {article} "
                 f"{type_name} among {'its' if in_arrays == 1 else 'their'} elements, which $type also matches (an "
                 "array's elements), where the census counts an array once, as 'array'")
-    if type_name in ("int", "long"):
-        other = "long" if type_name == "int" else "int"
-        if _add_up(got, expected, type_name, other):
-            return (f": the ints and the longs add up, but {abs(surplus)} {'was' if abs(surplus) == 1 else 'were'} "
-                    f"counted as {type_name!r} that {'is' if abs(surplus) == 1 else 'are'} {other!r}: an int and a "
-                    "long are different BSON types (an Int64, or a counter $inc took past the int32 maximum, is a "
-                    "long)")
-    if type_name in ("int", "bool"):
-        other = "bool" if type_name == "int" else "int"
-        if _add_up(got, expected, type_name, other):
-            return (f": the ints and the bools add up, but {abs(surplus)} {'was' if abs(surplus) == 1 else 'were'} "
-                    f"counted as {type_name!r} that {'is' if abs(surplus) == 1 else 'are'} {other!r}: a bool is its "
-                    "own BSON type, not an int (even though Python's bool is a subclass of int)")
+    for pair, why in _CONFUSED_TYPES.items():
+        if type_name in pair:
+            other = pair[1] if type_name == pair[0] else pair[0]
+            if _add_up(got, expected, type_name, other):
+                one = abs(surplus) == 1
+                return (f": the {pair[0]}s and the {pair[1]}s add up, but {abs(surplus)} {'was' if one else 'were'} "
+                        f"counted as {type_name!r} that {'is' if one else 'are'} {other!r}: {why}")
     return ""
 
 
