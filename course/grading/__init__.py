@@ -1,7 +1,8 @@
 """Grading learners' lab notebooks: ``course grade``.
 
 :mod:`course.grading.batch` grades a class (resumable), N notebooks at once in
-:mod:`course.grading.workers` (forked worker processes, or threads),
+:mod:`course.grading.workers` (forked worker processes, or threads), each notebook in a process of its own
+(:mod:`course.grading.isolation`; at one job the next one's gets ready ahead, :mod:`course.grading.ahead`),
 :mod:`course.grading.runner` grades one notebook: its kernel runs the learner's cells, the grader the checks,
 :mod:`course.grading.execution` runs the cells and pauses after each answer cell for grading,
 :mod:`course.grading.kernel` starts the kernel (``ipc`` sockets, hard limits) in

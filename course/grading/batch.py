@@ -123,7 +123,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     """
     from course.store.backends import close_all
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
-    from course.grading.isolation import START_GRACE, Failure, can_isolate, run_isolated
+    from course.grading.ahead import AheadOfTurn
+    from course.grading.isolation import START_GRACE, Failure, Isolated, can_isolate, start_isolated
     from course.grading.workers import grade_all
     from course.grading.digest import code_digest
     from course.grading.runner import load_secret_modules
@@ -226,12 +227,34 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
                     opened.append(mine.checks)
         return mine.checks
 
-    def grade_here(learner: str, notebook: Path, checks) -> Graded:
+    def grade_here(learner: str, notebook: Path, checks, when_ready=None) -> Graded:
         try:
             return grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
-                                  checks=checks, sandbox=sandbox, secret_modules=secret_modules)
+                                  checks=checks, sandbox=sandbox, secret_modules=secret_modules,
+                                  when_ready=when_ready)
         except Exception as error:  # a bug or an environment problem: this learner gets error rows
             return _crashed(learner, notebook, lab, secret, error)
+
+    # One job on a machine with a core to spare: while a notebook is graded, the next one's grading process
+    # starts its engine and its kernel on the other core, and waits for its turn (grade_all takes the tasks
+    # of one job in order; course/grading/ahead.py).  No cell of a notebook runs before that turn.
+    ahead = AheadOfTurn.when_useful(todo, jobs) if isolating else None
+
+    def launch(item: tuple[str, Path, str]) -> Isolated:
+        learner, notebook, _ = item
+        prepared = ahead is not None
+
+        def in_its_own_process(turn: Callable[[], None]) -> Graded:
+            checks = open_checks_databases(1)[0]
+            checks.private = True
+            checks.start_soon()  # ready by the time the kernel has run the answer cell
+            if not prepared:
+                turn()
+            # the process ends with its engine: no close
+            return grade_here(learner, notebook, checks, turn if prepared else None)
+
+        return start_isolated(in_its_own_process, memory_mb=limits.grader_memory_mb,
+                              core=ahead.next_core() if prepared else None)
 
     def grade(item: tuple[str, Path, str]) -> Graded:
         learner, notebook, _ = item
@@ -239,15 +262,11 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             return grade_here(learner, notebook, worker_checks())
         if not can_isolate():  # a fresh engine, in this process
             return grade_here(learner, notebook, None)
-
-        def in_its_own_process() -> Graded:
-            checks = open_checks_databases(1)[0]
-            checks.private = True
-            checks.start_soon()  # ready by the time the kernel has run the answer cell
-            return grade_here(learner, notebook, checks)  # the process ends with its engine: no close
-
-        outcome = run_isolated(in_its_own_process, seconds=limits.notebook_timeout + START_GRACE,
-                               memory_mb=limits.grader_memory_mb)
+        process = (ahead.take(item) if ahead is not None else None) or launch(item)
+        process.go(limits.notebook_timeout + START_GRACE)
+        if ahead is not None:
+            ahead.prepare(item, launch)
+        outcome = process.result()
         if isinstance(outcome, Failure):
             graded = _crashed(learner, notebook, lab, secret, RuntimeError(outcome.reason), prefix="")
             graded.keep = outcome.limit
@@ -277,6 +296,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         preload_checks_engine()  # before workers fork: each starts its engine without importing it again
         grade_all(todo, jobs, grade, started, finished, lost, processes=False if opened else None)
     finally:
+        if ahead is not None:
+            ahead.cancel()
         for checks in opened:
             checks.close()
         close_all()

@@ -130,8 +130,13 @@ def awaits_hidden(result: Any) -> bool:
 
 
 def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, str], work: Path, limits: Limits,
-                 grade_after: dict[int, list[str]], agent_path: str, grade: Grader) -> Execution:
-    """Run ``notebook`` in place in the kernel ``manager`` starts; call ``grade`` after each answer cell."""
+                 grade_after: dict[int, list[str]], agent_path: str, grade: Grader,
+                 when_ready: Callable[[], None] | None = None) -> Execution:
+    """Run ``notebook`` in place in the kernel ``manager`` starts; call ``grade`` after each answer cell.
+
+    With ``when_ready``, the kernel is started and warmed up (:func:`warm_up_kernel`) first, then
+    ``when_ready()`` waits for this notebook's turn, and the notebook's time limit counts from its return.
+    """
     from nbclient.exceptions import DeadKernelError
 
     from course.grading.kernel_client import client_for
@@ -190,11 +195,14 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         finally:
             notebook.cells[index] = answer_cell  # nbclient files the request's cell under this index
 
+    deadline = 0.0  # when the notebook's time is up: set as it starts, and again once it is its turn
+
     async def run() -> None:
+        nonlocal deadline
         deadline = time.monotonic() + limits.notebook_timeout
         answered: list[tuple[str, int]] = []  # filled as exercises are graded, even if the kernel's end raises
         try:
-            await run_cells(deadline, answered)
+            await run_cells(answered)
         except DeadKernelError:
             outcome.dead, outcome.stopped = True, outcome.stopped or KERNEL_DIED
         finally:
@@ -219,9 +227,14 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
             client.kc.stop_channels()  # thread would otherwise ping the dead kernel for the rest of the run
         await kill_sandbox(manager, last)
 
-    async def run_cells(deadline: float, answered: list[tuple[str, int]]) -> None:
+    async def run_cells(answered: list[tuple[str, int]]) -> None:
+        nonlocal deadline
         async with client.async_setup_kernel(env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             _default_signals()  # a SIGTERM or Ctrl-C stops the grader, not just this kernel
+            if when_ready is not None:
+                await warm_up_kernel(client.kc, limits.cell_timeout)
+                await asyncio.to_thread(when_ready)
+                deadline = time.monotonic() + limits.notebook_timeout
             await run_visible(deadline, answered)
             if not outcome.dead:
                 await run_hidden(answered, hidden_deadline(deadline))
@@ -313,6 +326,21 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         atexit.unregister(client._cleanup_kernel)
     outcome.truncated = list(client.truncated)
     return outcome
+
+
+async def warm_up_kernel(kernel: Any, seconds: float) -> bool:
+    """Import, in the kernel ``kernel`` talks to, what a lab's first cell imports, as ``make lab``'s spare kernels
+    do (:mod:`course.lab.kernel_warmup`): silently, kept out of its history, leaving no name or database the
+    learner's code could see; True if it finished within ``seconds``.  A failure is left for the lab's own
+    first cell to report."""
+    from course.lab.kernel_warmup import WARM_UP_CODE
+
+    try:
+        reply = await kernel.execute_interactive(WARM_UP_CODE, silent=True, store_history=False,
+                                                 timeout=seconds, output_hook=lambda message: None)
+    except (TimeoutError, RuntimeError):
+        return False
+    return reply.get("content", {}).get("status") == "ok"
 
 
 def _fresh_context() -> Any:

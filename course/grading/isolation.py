@@ -1,6 +1,6 @@
 """One notebook, one grading process: nothing a notebook does to the grader outlives it.
 
-:func:`run_isolated` forks a process that grades exactly one notebook and
+:func:`start_isolated` forks a process that grades exactly one notebook and
 ends.  It starts its own checks' engine (mongoeco's memory engine: nothing an
 earlier notebook stored, no fail point or server parameter an earlier
 notebook set, can be there), under
@@ -16,6 +16,12 @@ notebook set, can be there), under
 * :func:`abort`: what inside it finds that it cannot go on (the relay's
   watchdog, when the engine does not stop a command) ends it at once, with
   the reason.
+
+The process may get ready first (its engine, its kernel: no cell of the
+notebook runs), then waits for :meth:`Isolated.go`, and the deadline counts
+from then.  At one job on a machine with a core to spare, the next notebook's
+process gets ready on that core while this one is graded
+(:mod:`course.grading.ahead`).
 
 The parent gets the grading back (pickled over a pipe: the child is the
 grader's own code), or a :class:`Failure` naming why there is none.  The
@@ -41,6 +47,7 @@ from typing import Any, Callable
 START_GRACE = 60.0  #: seconds beyond the notebook's time limit for starting its kernel and grading it
 _EXIT_ABORTED = 3
 _CHILD: dict[str, Any] = {}  #: in a grading process: its pipe to the parent
+_WAITING: set["Isolated"] = set()  #: grading processes this process started and has not waited for yet
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,7 @@ def can_isolate() -> bool:
 
 
 def in_grading_process() -> bool:
-    """True inside a process :func:`run_isolated` forked."""
+    """True inside a process :func:`start_isolated` forked."""
     return bool(_CHILD)
 
 
@@ -74,10 +81,13 @@ def abort(reason: str) -> None:
     os._exit(_EXIT_ABORTED)
 
 
-def run_isolated(work: Callable[[], Any], *, seconds: float, memory_mb: int) -> Any:
-    """``work()`` run in a forked grading process; its value, or a :class:`Failure`.
+def start_isolated(work: Callable[[Callable[[], None]], Any], *, memory_mb: int,
+                   core: int | None = None) -> "Isolated":
+    """Fork a grading process that runs ``work(turn)`` and ends; return it, waiting for its :meth:`~Isolated.go`.
 
-    ``seconds`` bounds the whole process (then it is killed); ``memory_mb`` its address space (0: none).
+    ``work`` prepares what needs no time limit (its kernel, its engine), then calls ``turn()``, which returns
+    once the parent has said go: the time limit counts from then.  ``core``: the one core the process and
+    everything it starts keep to (None: the parent's cores).
     """
     from multiprocessing.connection import Pipe
 
@@ -85,21 +95,81 @@ def run_isolated(work: Callable[[], Any], *, seconds: float, memory_mb: int) -> 
         stream.flush()  # nothing buffered here is written again by the child
     folder = Path(tempfile.mkdtemp(prefix="course-notebook-"))
     ours, theirs = Pipe(duplex=False)
+    wait_here, say_go = Pipe(duplex=False)
     gc.freeze()  # the child's collections then leave the grader's objects alone: fewer pages copied on write
     pid = os.fork()
     if pid == 0:  # the grading process
         ours.close()
-        _child(theirs, work, folder, memory_mb)  # never returns
+        say_go.close()
+        for other in list(_WAITING):  # another notebook's process is none of its business
+            other.forget()
+        _child(theirs, lambda: work(_turn(wait_here)), folder, memory_mb, core)  # never returns
     gc.unfreeze()
     theirs.close()
-    try:
-        return _await(pid, ours, seconds, memory_mb)
-    finally:
-        ours.close()
-        _clean(folder)
+    wait_here.close()
+    process = Isolated(pid, ours, say_go, folder, memory_mb)
+    _WAITING.add(process)
+    return process
 
 
-def _child(connection: Any, work: Callable[[], Any], folder: Path, memory_mb: int) -> None:
+def _turn(connection: Any) -> Callable[[], None]:
+    def turn() -> None:  # the parent's go, or its end (then this process has nothing left to do)
+        try:
+            connection.recv_bytes()
+        except (EOFError, OSError):
+            os._exit(1)
+        finally:
+            connection.close()
+
+    return turn
+
+
+class Isolated:
+    """A grading process of :func:`start_isolated`: told when to go, then waited for."""
+
+    def __init__(self, pid: int, results: Any, go_pipe: Any, folder: Path, memory_mb: int) -> None:
+        self.pid, self._results, self._go_pipe, self._folder = pid, results, go_pipe, folder
+        self._memory_mb, self._deadline = memory_mb, None
+        self._seconds = 0.0
+
+    def forget(self) -> None:
+        """In a process forked later: close this one's pipes (only its parent talks to it)."""
+        _WAITING.discard(self)
+        self._go_pipe.close()
+        self._results.close()
+
+    def go(self, seconds: float) -> None:
+        """Let the process grade, within ``seconds`` from now (then it is killed)."""
+        self._seconds, self._deadline = seconds, time.monotonic() + seconds
+        try:
+            self._go_pipe.send_bytes(b"go")
+        except OSError:  # it has ended already (it could not even start its kernel): its result says why
+            pass
+        finally:
+            self._go_pipe.close()
+
+    def result(self) -> Any:
+        """Wait for the process's value, or a :class:`Failure`; its private folder is removed afterwards."""
+        if self._deadline is None:
+            raise RuntimeError("a grading process was waited for before it was told to go")
+        try:
+            return _await(self.pid, self._results, self._deadline, self._seconds, self._memory_mb)
+        finally:
+            _WAITING.discard(self)
+            self._results.close()
+            _clean(self._folder)
+
+    def cancel(self) -> None:
+        """Kill the process, whether it has started grading or not, and remove its private folder."""
+        _WAITING.discard(self)
+        self._go_pipe.close()
+        _kill(self.pid)
+        _REAPED.pop(self.pid, None)
+        self._results.close()
+        _clean(self._folder)
+
+
+def _child(connection: Any, work: Callable[[], Any], folder: Path, memory_mb: int, core: int | None) -> None:
     code = 0
     try:
         _CHILD["connection"] = connection
@@ -107,6 +177,11 @@ def _child(connection: Any, work: Callable[[], Any], folder: Path, memory_mb: in
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         tempfile.tempdir = str(folder)  # its private folders go where the parent cleans up after it
+        if core is not None:
+            try:
+                os.sched_setaffinity(0, {core})
+            except OSError:
+                pass
         if memory_mb > 0:
             _limit_memory(memory_mb)
         try:
@@ -146,8 +221,7 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _await(pid: int, connection: Any, seconds: float, memory_mb: int) -> Any:
-    deadline = time.monotonic() + seconds
+def _await(pid: int, connection: Any, deadline: float, seconds: float, memory_mb: int) -> Any:
     message = None
     while message is None:
         left = deadline - time.monotonic()
@@ -166,8 +240,8 @@ def _await(pid: int, connection: Any, seconds: float, memory_mb: int) -> Any:
     status = _reap(pid)
     if message is None:
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and memory_mb > 0:
-            return Failure(f"the process grading this notebook was killed (signal 9: out of memory, or stopped "
-                           f"from outside)", limit=False)
+            return Failure("the process grading this notebook was killed (signal 9: out of memory, or stopped "
+                           "from outside)", limit=False)
         how = (f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
                else f"exit status {os.waitstatus_to_exitcode(status)}")
         return Failure(f"the process grading this notebook ended without a result ({how})", limit=False)

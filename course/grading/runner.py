@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import nbformat
 
@@ -249,8 +249,13 @@ def load_secret_modules(secret: "SecretTests | None") -> list[Any]:
 def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *,
                    limits: Limits | None = None, expected_lab: str | None = None,
                    secret: "SecretTests | None" = None, checks: "ChecksDatabase | None" = None,
-                   sandbox: bool = True, secret_modules: list[Any] | None = None) -> Graded:
-    """Grade the notebook at ``path`` for ``learner``; never modifies the file."""
+                   sandbox: bool = True, secret_modules: list[Any] | None = None,
+                   when_ready: Callable[[], None] | None = None) -> Graded:
+    """Grade the notebook at ``path`` for ``learner``; never modifies the file.
+
+    ``when_ready``: called once the notebook's kernel has started (and warmed up), before any of its cells
+    runs; it returns when the notebook may run, and the notebook's time limit counts from then.
+    """
     limits = limits or Limits(cell_timeout=timeout)
     path = Path(path)
     try:
@@ -296,7 +301,8 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
         checks = open_checks_database()
     try:
         run = _execute(graded_copy, path.name, lab, learner_tag(learner), after, limits, checks, sandbox,
-                       load_secret_modules(secret) if secret_modules is None else secret_modules, exercises)
+                       load_secret_modules(secret) if secret_modules is None else secret_modules, exercises,
+                       when_ready)
     finally:
         if own_checks:
             checks.close()
@@ -311,7 +317,7 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
 
 def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, after: dict[int, list[str]],
              limits: Limits, checks: "ChecksDatabase", sandbox: bool, secret_modules: list[Any],
-             exercises: list[ExerciseInfo]) -> Execution:
+             exercises: list[ExerciseInfo], when_ready: Callable[[], None] | None = None) -> Execution:
     """Run ``notebook`` in a fresh kernel in a private folder; grade each exercise after its answer cell."""
     from course.grading.isolation import abort
     from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
@@ -349,7 +355,8 @@ def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, aft
             except AgentGone as error:
                 return error_result(infos[exercise_id], f"could not grade: {error}")
 
-        run = run_notebook(notebook, manager, env, work, limits, after, str(sockets / "agent.sock"), grade)
+        run = run_notebook(notebook, manager, env, work, limits, after, str(sockets / "agent.sock"), grade,
+                           when_ready)
         why = f"the notebook stopped before its hidden checks ran ({run.stopped or 'no time was left'})"
         for exercise_id, result in list(run.graded.items()):
             if exercise_id not in run.hidden_done and (awaits_hidden(result) or result.pending):
