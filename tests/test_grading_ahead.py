@@ -10,8 +10,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,21 +47,23 @@ from course.grading.isolation import start_isolated
 marks = Path(sys.argv[1])
 def work(turn):
     (marks / "ready").write_text(str(time.time()))
-    turn()
+    began = turn()
     (marks / "went").write_text(str(time.time()))
-    return os.getpid()
+    return [os.getpid(), began]
 process = start_isolated(work, memory_mb=0)
 time.sleep(1.0)
 before = {"ready": (marks / "ready").exists(), "went": (marks / "went").exists()}
-told = time.time()
+told, told_monotonic = time.time(), time.monotonic()
 process.go(20)
 value = process.result()
 print(json.dumps({"before": before, "told": told, "went": float((marks / "went").read_text()),
-                  "value": value, "pid": process.pid}))
+                  "value": value, "pid": process.pid, "told_monotonic": told_monotonic}))
 """, str(tmp_path))
     assert found["before"] == {"ready": True, "went": False}
     assert found["went"] >= found["told"]
-    assert found["value"] == found["pid"]
+    pid, began = found["value"]
+    assert pid == found["pid"]
+    assert 0 <= began - found["told_monotonic"] < 0.5  # the turn says when the parent said go, on its clock
 
 
 def test_the_time_limit_counts_from_the_turn_not_from_the_fork():
@@ -137,29 +142,28 @@ class _Launched:
         self.cancelled = True
 
 
-def test_only_the_next_task_is_launched_once_and_handed_over_at_its_turn():
+def test_only_the_next_task_is_launched_once_on_the_other_core_and_handed_over_at_its_turn():
     launched = []
 
-    def launch(task):
-        launched.append(task)
+    def launch(task, core):
+        launched.append((task, core))
         return _Launched(task)
 
-    ahead = AheadOfTurn(["a", "b", "c"], [0, 1])
-    assert ahead.take("a") is None  # the first task has no process ready
-    ahead.prepare("a", launch)
-    ahead.prepare("a", launch)  # asked again: still one process for b
-    assert launched == ["b"] and ahead.waiting == 1
+    ahead = AheadOfTurn(["a", "b", "c"], [4, 7])
+    assert ahead.take("a") is None and ahead.first_core == 4  # the first task has no process ready
+    ahead.prepare("a", launch, 4)
+    ahead.prepare("a", launch, 4)  # asked again: still one process for b
+    assert launched == [("b", 7)] and ahead.waiting == 1
     assert ahead.take("b").task == "b" and ahead.waiting == 0
-    ahead.prepare("b", launch)
-    ahead.prepare("c", launch)  # the last task: nothing follows it
-    assert launched == ["b", "c"]
-    assert [ahead.next_core() for _ in range(4)] == [0, 1, 0, 1]  # a getting-ready process never shares a core
+    ahead.prepare("b", launch, 7)  # b is graded on 7: c gets ready on 4
+    ahead.prepare("c", launch, 4)  # the last task: nothing follows it
+    assert launched == [("b", 7), ("c", 4)]
 
 
 def test_a_run_that_stops_cancels_the_process_still_waiting():
     waiting = _Launched("b")
     ahead = AheadOfTurn(["a", "b"], [0, 1])
-    ahead.prepare("a", lambda task: waiting)
+    ahead.prepare("a", lambda task, core: waiting, 0)
     ahead.cancel()
     assert waiting.cancelled and ahead.waiting == 0 and ahead.take("b") is None
 
@@ -191,36 +195,56 @@ open({path!r}, "w").write(json.dumps({{"at": time.time(), "kernel_started": _sta
 """
 
 
+def _write_class(root: Path, notebooks: dict) -> Path:
+    from course.handout.notebooks import write_notebook
+
+    for learner, notebook in notebooks.items():
+        (root / "class" / learner).mkdir(parents=True)
+        write_notebook(notebook, root / "class" / learner / "99-fake-lab.ipynb")
+    return root / "class"
+
+
+def _start_grading(root: Path, *more: str, env: dict | None = None) -> subprocess.Popen:
+    """``course grade --jobs 1 --unsandboxed`` of ``root/class`` in a process of its own (lab 99 registered);
+    unsandboxed, so that the kernels can leave traces where these tests read them."""
+    return subprocess.Popen([sys.executable, "-u", str(GRADER), str(root / "class"), "--out", str(root / "out"),
+                             "--jobs", "1", "--unsandboxed", "--timeout", "60", *more],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=Path(__file__).resolve().parent.parent)
+
+
+def _percent(out: Path) -> dict[str, str]:
+    with (out / "totals.csv").open() as handle:
+        return {row["learner"]: row["percent"] for row in csv.DictReader(handle)}
+
+
+def _last_cell(path: Path, seconds: float, then: str = "") -> object:
+    return fake_lesson.code(f"import time, json\ntime.sleep({seconds})\n{then}\n"
+                            f"open({str(path)!r}, 'w').write(json.dumps({{'at': time.time()}}))")
+
+
 @pytest.mark.slow
 @two_cores
 def test_at_one_job_the_next_kernel_starts_ahead_but_its_cells_wait_for_the_previous_grading(tmp_path, monkeypatch):
-    from course.handout.notebooks import write_notebook
     from test_grading import _install
 
     _install(monkeypatch)
     traces, learners = tmp_path / "traces", ["ann", "ben", "cat"]
     traces.mkdir()
+    notebooks = {}
     for learner in learners:
         notebook = fake_lesson.solution_notebook()
         notebook.cells.insert(1, fake_lesson.code(RECORD.format(path=str(traces / f"{learner}-first.json"))))
-        notebook.cells.append(fake_lesson.code("import time, json\ntime.sleep(3)\n"
-                                               f"open({str(traces / (learner + '-last.json'))!r}, 'w')"
-                                               ".write(json.dumps({'at': time.time()}))"))
-        (tmp_path / "class" / learner).mkdir(parents=True)
-        write_notebook(notebook, tmp_path / "class" / learner / "99-fake-lab.ipynb")
-    # unsandboxed, so that the kernels can leave their traces where this test reads them
-    child = subprocess.Popen([sys.executable, "-u", str(GRADER), str(tmp_path / "class"), "--out",
-                              str(tmp_path / "out"), "--jobs", "1", "--unsandboxed", "--timeout", "60"],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             cwd=Path(__file__).resolve().parent.parent)
+        notebook.cells.append(_last_cell(traces / f"{learner}-last.json", 3))
+        notebooks[learner] = notebook
+    _write_class(tmp_path, notebooks)
+    child = _start_grading(tmp_path)
     announced = {}
     for line in child.stdout:
         if line.startswith("grading "):
             announced[line.split()[1].rstrip(":")] = time.time()
     assert child.wait() == 0
-    with (tmp_path / "out" / "totals.csv").open() as handle:
-        percent = {row["learner"]: row["percent"] for row in csv.DictReader(handle)}
-    assert percent == {learner: "100.0" for learner in learners}
+    assert _percent(tmp_path / "out") == {learner: "100.0" for learner in learners}
     first = {who: json.loads((traces / f"{who}-first.json").read_text()) for who in learners}
     last = {who: json.loads((traces / f"{who}-last.json").read_text())["at"] for who in learners}
     for earlier, later in zip(learners, learners[1:]):
@@ -233,3 +257,98 @@ def test_at_one_job_the_next_kernel_starts_ahead_but_its_cells_wait_for_the_prev
         assert trace["history"] == 3, trace  # In[0], the lab's first cell and this one: the notebook's own cells
         assert not [n for n in trace["names"] if "warm" in n], trace["names"]
         assert not [d for d in trace["databases"] if "warm" in d], trace["databases"]
+
+
+#: from the first notebook's last cell (unsandboxed): kill what the next notebook's grading process, started ahead
+#: by the same grader, has got ready: its kernel, or the whole process (a learner's code can reach neither from
+#: a sandbox, but can make getting ready fail by taking the cores or the disk: the same "could not get ready")
+KILL_THE_NEXT = """\
+import os, signal
+def _parent(pid):
+    return int(open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[1])
+def _command(pid):
+    return open(f"/proc/{{pid}}/cmdline", "rb").read()
+_mine = _parent(os.getpid())  # this notebook's grading process
+_grader = _parent(_mine)
+_killed = []
+for _entry in os.listdir("/proc"):
+    if not _entry.isdigit() or int(_entry) in (os.getpid(), _mine):
+        continue
+    try:
+        _pid = int(_entry)
+        if {which!r} == "kernel":
+            _hit = b"course.grading.launcher" in _command(_pid) and _parent(_parent(_pid)) == _grader
+        else:  # a grading process: forked from the grader, so the same command line
+            _hit = _parent(_pid) == _grader and _command(_pid) == _command(_grader)
+        if _hit:
+            os.kill(_pid, signal.SIGKILL)
+            _killed.append(_pid)
+    except (OSError, ValueError):
+        pass
+assert _killed, "nothing was waiting"
+"""
+
+
+@pytest.mark.slow
+@two_cores
+@pytest.mark.parametrize("which", ["kernel", "grading process"])
+def test_a_next_notebook_whose_start_ahead_dies_while_it_waits_is_graded_afresh_at_its_turn(tmp_path, monkeypatch,
+                                                                                            which):
+    from test_grading import _install
+
+    _install(monkeypatch)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    ann, ben = fake_lesson.solution_notebook(), fake_lesson.solution_notebook()
+    ann.cells.append(_last_cell(traces / "ann-last.json", 3, KILL_THE_NEXT.format(which=which)))
+    ben.cells.append(_last_cell(traces / "ben-last.json", 0))
+    _write_class(tmp_path, {"ann": ann, "ben": ben})
+    child = _start_grading(tmp_path)
+    output = child.stdout.read()
+    assert child.wait() == 0, output
+    assert (traces / "ann-last.json").exists(), output  # it did kill what was waiting
+    assert _percent(tmp_path / "out") == {"ann": "100.0", "ben": "100.0"}, output  # not ben's failure
+    assert "ben: its grading process could not get ready ahead" in output and "graded afresh" in output
+    assert (traces / "ben-last.json").exists()  # ben's cells did run, in a process started at its turn
+
+
+@pytest.mark.slow
+@two_cores
+def test_a_sigterm_while_the_next_notebook_waits_leaves_no_process_and_no_folder(tmp_path, monkeypatch, request):
+    from test_grading import _install
+
+    _install(monkeypatch)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    private = Path(tempfile.mkdtemp(prefix="ahead-", dir="/tmp"))  # short: socket paths live below it
+    request.addfinalizer(lambda: shutil.rmtree(private, ignore_errors=True))
+    ann, ben = fake_lesson.solution_notebook(), fake_lesson.solution_notebook()
+    ann.cells.append(_last_cell(traces / "ann-last.json", 60))
+    _write_class(tmp_path, {"ann": ann, "ben": ben})
+    child = _start_grading(tmp_path, env={**os.environ, "TMPDIR": str(private)})  # its private folders go here
+    for line in child.stdout:
+        if line.startswith("grading ann"):
+            break
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(list(private.glob("course-notebook-*"))) < 2:
+        time.sleep(0.1)  # ann's grading process and ben's, started ahead
+    assert len(list(private.glob("course-notebook-*"))) == 2, (list(private.iterdir()), child.poll())
+    time.sleep(2)  # ben's kernel is up and waiting
+    child.send_signal(signal.SIGTERM)
+    output = child.stdout.read()
+    assert child.wait(timeout=30) != 0, output
+    time.sleep(0.5)
+    left = [entry for entry in os.listdir("/proc") if entry.isdigit()
+            and (_in_folder(int(entry), tmp_path) or _in_folder(int(entry), private))]
+    assert left == [] and list(private.iterdir()) == []
+    assert not (traces / "ann-last.json").exists()
+
+
+def _in_folder(pid: int, folder: Path) -> bool:
+    """True when process ``pid`` runs in ``folder`` or below, or names it on its command line."""
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+        command = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+    except OSError:
+        return False
+    return cwd.startswith(str(folder)) or str(folder) in command

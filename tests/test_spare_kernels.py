@@ -218,3 +218,39 @@ def test_warm_up_opens_the_engine_start_lab_would_and_never_a_server(monkeypatch
     assert warm_up({"MONGODB_URI": "mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=60000"}) == "server"
     assert time.monotonic() - started < 5
     assert sys.modules.get("course.lab.session") is not None
+
+
+WARMED_IMPORTS = """
+import importlib.util, json, sys
+from course.store.engine_imports import SKIPPED_IMPORTS
+installed = [name for name in SKIPPED_IMPORTS if importlib.util.find_spec(name) is not None]
+from course.lab.kernel_warmup import warm_up
+warm_up({})
+def importable(name):
+    try:
+        __import__(name)
+        return True
+    except ImportError:
+        return False
+after_warm_up = [name for name in installed if importable(name)]
+for name in installed:  # as a kernel nobody warmed is before its first import of one of them
+    sys.modules.pop(name, None)
+from course.lab.session import start_lab
+start_lab("01", show=False)
+print(json.dumps({"installed": installed, "after_warm_up": after_warm_up,
+                  "after_start_lab": [name for name in installed if importable(name)]}))
+"""
+
+
+def test_a_warmed_kernel_refuses_no_import_that_a_kernel_nobody_warmed_would_give():
+    import json
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", WARMED_IMPORTS], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if not found["installed"]:
+        pytest.skip("none of the imports the engine skips is installed here")
+    assert found["after_warm_up"] == found["installed"]  # a cell before start_lab may import them, as unwarmed
+    if mongoeco_available():
+        assert found["after_start_lab"] == []  # start_lab skips them again, warmed or not

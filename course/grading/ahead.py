@@ -17,11 +17,18 @@ grader (never from another notebook's process), and no cell of a notebook
 runs before the previous notebook's grading has ended.  What the second core
 does meanwhile is only the next notebook's start.  A run that stops early
 kills the process still waiting (:meth:`AheadOfTurn.cancel`).
+
+Getting ready happens while the previous learner's code runs, and that code
+can make it fail (by taking both cores, or the disk) or the kernel can die
+while it waits.  Such a failure is nobody's result: the process sends back
+:class:`Unprepared` instead of a grading, and the notebook is graded afresh
+from its turn, as if nothing had been started ahead.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 
@@ -32,6 +39,17 @@ def spare_cores() -> list[int]:
     except (AttributeError, OSError):  # pragma: no cover - not on Linux
         return []
     return cores[:2] if len(cores) >= 2 else []
+
+
+class NotReady(Exception):
+    """A process started ahead could not get ready (raised before or just after its turn, never later)."""
+
+
+@dataclass(frozen=True)
+class Unprepared:
+    """What a process started ahead sends back instead of a grading when it could not get ready."""
+
+    reason: str
 
 
 class AheadOfTurn:
@@ -45,7 +63,6 @@ class AheadOfTurn:
     def __init__(self, tasks: Sequence[Any], cores: list[int]) -> None:
         self._cores = list(cores)
         self._following = dict(zip(tasks, list(tasks)[1:]))
-        self._launched = 0
         self._ready: dict[Any, Any] = {}
 
     @classmethod
@@ -57,23 +74,26 @@ class AheadOfTurn:
             return None
         return cls(tasks, cores)
 
-    def next_core(self) -> int:
-        """The core of the next process launched: the two alternate, so a process getting ready never
-        shares its core with the one being graded."""
-        core = self._cores[self._launched % len(self._cores)]
-        self._launched += 1
-        return core
+    @property
+    def first_core(self) -> int:
+        """The core of a process started at its turn when none was made ready (the run's first)."""
+        return self._cores[0]
+
+    def other_core(self, core: int) -> int:
+        """The core to get ready on while a notebook is graded on ``core``."""
+        return self._cores[1] if core == self._cores[0] else self._cores[0]
 
     def take(self, task: Any) -> Any:
         """The process made ready for ``task``, or None (the first task, or one that was never prepared)."""
         return self._ready.pop(task, None)
 
-    def prepare(self, task: Any, launch: Callable[[Any], Any]) -> None:
-        """``launch`` the process of the task after ``task`` (it gets ready, then waits for its turn),
-        unless ``task`` is the last or the next one is already launched."""
+    def prepare(self, task: Any, launch: Callable[[Any, int], Any], core: int) -> None:
+        """``launch(next task, core)`` the process of the task after ``task``, on the core other than
+        ``core`` (the one ``task`` is graded on): it gets ready, then waits for its turn.  Nothing when
+        ``task`` is the last or the next one is already launched."""
         following = self._following.get(task)
         if following is not None and following not in self._ready:
-            self._ready[following] = launch(following)
+            self._ready[following] = launch(following, self.other_core(core))
 
     @property
     def waiting(self) -> int:

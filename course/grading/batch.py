@@ -89,6 +89,12 @@ def _crashed(learner: str, notebook: Path, lab: str | None, secret: SecretTests,
     return Graded(learner, notebook, "-", [Result("-", "", Status.ERROR, reason, 0.0, 0.0)], [], reason)
 
 
+def _why_unready(graded: Graded) -> str:
+    """Why a process started ahead ended before its turn, from the grading it would have sent."""
+    stopped = [note for note in graded.notes if note.startswith("execution stopped")]
+    return next((text for text in (graded.skipped, *stopped, *graded.notes) if text), "it ended before its turn")
+
+
 def _size(path: Path) -> int:
     """The file's size in bytes (0 when it cannot be read): a notebook's size stands for its grading time."""
     try:
@@ -123,7 +129,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     """
     from course.store.backends import close_all
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
-    from course.grading.ahead import AheadOfTurn
+    from course.grading.ahead import AheadOfTurn, NotReady, Unprepared
     from course.grading.isolation import START_GRACE, Failure, Isolated, can_isolate, start_isolated
     from course.grading.workers import grade_all
     from course.grading.digest import code_digest
@@ -232,6 +238,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             return grade_notebook(notebook, learner, limits=limits, expected_lab=lab, secret=secret,
                                   checks=checks, sandbox=sandbox, secret_modules=secret_modules,
                                   when_ready=when_ready)
+        except NotReady:
+            raise  # a process started ahead that could not get ready: not this learner's result
         except Exception as error:  # a bug or an environment problem: this learner gets error rows
             return _crashed(learner, notebook, lab, secret, error)
 
@@ -240,21 +248,34 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     # of one job in order; course/grading/ahead.py).  No cell of a notebook runs before that turn.
     ahead = AheadOfTurn.when_useful(todo, jobs) if isolating else None
 
-    def launch(item: tuple[str, Path, str]) -> Isolated:
+    def launch(item: tuple[str, Path, str], core: int | None, early: bool) -> Isolated:
+        """The grading process of ``item`` on ``core``: started ``early`` (it gets ready, then waits for its
+        turn), or at its turn."""
         learner, notebook, _ = item
-        prepared = ahead is not None
 
-        def in_its_own_process(turn: Callable[[], None]) -> Graded:
+        def in_its_own_process(turn: Callable[[], float]) -> Graded | Unprepared:
             checks = open_checks_databases(1)[0]
             checks.private = True
             checks.start_soon()  # ready by the time the kernel has run the answer cell
-            if not prepared:
-                turn()
             # the process ends with its engine: no close
-            return grade_here(learner, notebook, checks, turn if prepared else None)
+            if not early:
+                turn()
+                return grade_here(learner, notebook, checks)
+            began: list[float] = []
 
-        return start_isolated(in_its_own_process, memory_mb=limits.grader_memory_mb,
-                              core=ahead.next_core() if prepared else None)
+            def when_ready() -> float:
+                began.append(turn())
+                return began[0]
+
+            try:
+                graded = grade_here(learner, notebook, checks, when_ready)
+            except NotReady as why:
+                return Unprepared(str(why))
+            # a grading that ended before its turn ended while getting ready (a kernel that did not start, a
+            # full disk), beside the previous learner's code: nobody's result, it is graded afresh
+            return graded if began else Unprepared(_why_unready(graded))
+
+        return start_isolated(in_its_own_process, memory_mb=limits.grader_memory_mb, core=core)
 
     def grade(item: tuple[str, Path, str]) -> Graded:
         learner, notebook, _ = item
@@ -262,11 +283,20 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             return grade_here(learner, notebook, worker_checks())
         if not can_isolate():  # a fresh engine, in this process
             return grade_here(learner, notebook, None)
-        process = (ahead.take(item) if ahead is not None else None) or launch(item)
+        taken = ahead.take(item) if ahead is not None else None
+        process = taken or launch(item, ahead.first_core if ahead is not None else None, early=False)
         process.go(limits.notebook_timeout + START_GRACE)
         if ahead is not None:
-            ahead.prepare(item, launch)
+            ahead.prepare(item, lambda following, core: launch(following, core, early=True), process.core)
         outcome = process.result()
+        # started ahead, it could not get ready, or it died for a reason outside the notebook (while it waited,
+        # perhaps): nothing of the notebook counts, it is graded from now as if nothing had been started ahead
+        if taken is not None and (isinstance(outcome, Unprepared)
+                                  or (isinstance(outcome, Failure) and not outcome.limit)):
+            say(f"{learner}: its grading process could not get ready ahead ({outcome.reason}); graded afresh")
+            process = launch(item, process.core, early=False)
+            process.go(limits.notebook_timeout + START_GRACE)
+            outcome = process.result()
         if isinstance(outcome, Failure):
             graded = _crashed(learner, notebook, lab, secret, RuntimeError(outcome.reason), prefix="")
             graded.keep = outcome.limit

@@ -131,12 +131,15 @@ def awaits_hidden(result: Any) -> bool:
 
 def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, str], work: Path, limits: Limits,
                  grade_after: dict[int, list[str]], agent_path: str, grade: Grader,
-                 when_ready: Callable[[], None] | None = None) -> Execution:
+                 when_ready: Callable[[], float] | None = None) -> Execution:
     """Run ``notebook`` in place in the kernel ``manager`` starts; call ``grade`` after each answer cell.
 
     With ``when_ready``, the kernel is started and warmed up (:func:`warm_up_kernel`) first, then
-    ``when_ready()`` waits for this notebook's turn, and the notebook's time limit counts from its return.
+    ``when_ready()`` waits for this notebook's turn and returns when it began (:func:`time.monotonic`),
+    and the notebook's time limit counts from then.  A kernel that does not warm up, or that has ended by
+    the turn, raises :class:`~course.grading.ahead.NotReady`: nothing of the notebook has run.
     """
+    from course.grading.ahead import NotReady
     from nbclient.exceptions import DeadKernelError
 
     from course.grading.kernel_client import client_for
@@ -232,9 +235,12 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         async with client.async_setup_kernel(env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             _default_signals()  # a SIGTERM or Ctrl-C stops the grader, not just this kernel
             if when_ready is not None:
-                await warm_up_kernel(client.kc, limits.cell_timeout)
-                await asyncio.to_thread(when_ready)
-                deadline = time.monotonic() + limits.notebook_timeout
+                if not await warm_up_kernel(client.kc, limits.cell_timeout):
+                    raise NotReady("its kernel did not warm up")
+                turn = await asyncio.to_thread(when_ready)
+                if not await manager.is_alive():
+                    raise NotReady("its kernel ended while it waited for its turn")
+                deadline = turn + limits.notebook_timeout
             await run_visible(deadline, answered)
             if not outcome.dead:
                 await run_hidden(answered, hidden_deadline(deadline))
@@ -315,6 +321,8 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
 
     try:
         asyncio.run(run())
+    except NotReady:
+        raise
     except DeadKernelError:
         outcome.dead = True
         outcome.stopped = outcome.stopped or KERNEL_DIED

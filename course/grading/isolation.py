@@ -81,13 +81,13 @@ def abort(reason: str) -> None:
     os._exit(_EXIT_ABORTED)
 
 
-def start_isolated(work: Callable[[Callable[[], None]], Any], *, memory_mb: int,
+def start_isolated(work: Callable[[Callable[[], float]], Any], *, memory_mb: int,
                    core: int | None = None) -> "Isolated":
     """Fork a grading process that runs ``work(turn)`` and ends; return it, waiting for its :meth:`~Isolated.go`.
 
     ``work`` prepares what needs no time limit (its kernel, its engine), then calls ``turn()``, which returns
-    once the parent has said go: the time limit counts from then.  ``core``: the one core the process and
-    everything it starts keep to (None: the parent's cores).
+    once the parent has said go, with the :func:`time.monotonic` of that go: the time limit counts from
+    then.  ``core``: the one core the process and everything it starts keep to (None: the parent's cores).
     """
     from multiprocessing.connection import Pipe
 
@@ -107,16 +107,16 @@ def start_isolated(work: Callable[[Callable[[], None]], Any], *, memory_mb: int,
     gc.unfreeze()
     theirs.close()
     wait_here.close()
-    process = Isolated(pid, ours, say_go, folder, memory_mb)
+    process = Isolated(pid, ours, say_go, folder, memory_mb, core)
     _WAITING.add(process)
     return process
 
 
-def _turn(connection: Any) -> Callable[[], None]:
-    def turn() -> None:  # the parent's go, or its end (then this process has nothing left to do)
+def _turn(connection: Any) -> Callable[[], float]:
+    def turn() -> float:  # the parent's go, or its end (then this process has nothing left to do)
         try:
-            connection.recv_bytes()
-        except (EOFError, OSError):
+            return float(connection.recv_bytes().decode("ascii"))  # when the parent said go
+        except (EOFError, OSError, ValueError):
             os._exit(1)
         finally:
             connection.close()
@@ -127,10 +127,13 @@ def _turn(connection: Any) -> Callable[[], None]:
 class Isolated:
     """A grading process of :func:`start_isolated`: told when to go, then waited for."""
 
-    def __init__(self, pid: int, results: Any, go_pipe: Any, folder: Path, memory_mb: int) -> None:
+    def __init__(self, pid: int, results: Any, go_pipe: Any, folder: Path, memory_mb: int,
+                 core: int | None) -> None:
         self.pid, self._results, self._go_pipe, self._folder = pid, results, go_pipe, folder
+        self.core = core  #: the one core it keeps to, or None
         self._memory_mb, self._deadline = memory_mb, None
         self._seconds = 0.0
+        self._ended = False
 
     def forget(self) -> None:
         """In a process forked later: close this one's pipes (only its parent talks to it)."""
@@ -140,9 +143,10 @@ class Isolated:
 
     def go(self, seconds: float) -> None:
         """Let the process grade, within ``seconds`` from now (then it is killed)."""
-        self._seconds, self._deadline = seconds, time.monotonic() + seconds
+        now = time.monotonic()
+        self._seconds, self._deadline = seconds, now + seconds
         try:
-            self._go_pipe.send_bytes(b"go")
+            self._go_pipe.send_bytes(repr(now).encode("ascii"))  # the same clock in every process
         except OSError:  # it has ended already (it could not even start its kernel): its result says why
             pass
         finally:
@@ -153,8 +157,14 @@ class Isolated:
         if self._deadline is None:
             raise RuntimeError("a grading process was waited for before it was told to go")
         try:
-            return _await(self.pid, self._results, self._deadline, self._seconds, self._memory_mb)
+            value = _await(self.pid, self._results, self._deadline, self._seconds, self._memory_mb)
+            self._ended = True
+            return value
         finally:
+            if not self._ended:  # this wait was cut short (Ctrl-C, SIGTERM): the process goes too
+                if self.pid not in _REAPED:  # (a reaped pid may already be another process's)
+                    _kill(self.pid)
+                _REAPED.pop(self.pid, None)
             _WAITING.discard(self)
             self._results.close()
             _clean(self._folder)

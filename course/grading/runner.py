@@ -250,11 +250,13 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
                    limits: Limits | None = None, expected_lab: str | None = None,
                    secret: "SecretTests | None" = None, checks: "ChecksDatabase | None" = None,
                    sandbox: bool = True, secret_modules: list[Any] | None = None,
-                   when_ready: Callable[[], None] | None = None) -> Graded:
+                   when_ready: Callable[[], float] | None = None) -> Graded:
     """Grade the notebook at ``path`` for ``learner``; never modifies the file.
 
     ``when_ready``: called once the notebook's kernel has started (and warmed up), before any of its cells
-    runs; it returns when the notebook may run, and the notebook's time limit counts from then.
+    runs; it returns when the notebook may run, with the :func:`time.monotonic` its turn began at, and the
+    notebook's time limit counts from then.  A kernel that could not get ready raises
+    :class:`~course.grading.ahead.NotReady` (nothing of the notebook has run).
     """
     limits = limits or Limits(cell_timeout=timeout)
     path = Path(path)
@@ -317,7 +319,7 @@ def grade_notebook(path: Path, learner: str, timeout: float = DEFAULT_TIMEOUT, *
 
 def _execute(notebook: nbformat.NotebookNode, name: str, lab: str, tag: str, after: dict[int, list[str]],
              limits: Limits, checks: "ChecksDatabase", sandbox: bool, secret_modules: list[Any],
-             exercises: list[ExerciseInfo], when_ready: Callable[[], None] | None = None) -> Execution:
+             exercises: list[ExerciseInfo], when_ready: Callable[[], float] | None = None) -> Execution:
     """Run ``notebook`` in a fresh kernel in a private folder; grade each exercise after its answer cell."""
     from course.grading.isolation import abort
     from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
