@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from course.grading.ahead import AheadOfTurn, spare_cores
+from course.grading.sandbox import sandbox_problem
 from support import fake_lesson
 from test_grading_workers import _alive
 
@@ -204,13 +205,29 @@ def _write_class(root: Path, notebooks: dict) -> Path:
     return root / "class"
 
 
-def _start_grading(root: Path, *more: str, env: dict | None = None) -> subprocess.Popen:
-    """``course grade --jobs 1 --unsandboxed`` of ``root/class`` in a process of its own (lab 99 registered);
-    unsandboxed, so that the kernels can leave traces where these tests read them."""
-    return subprocess.Popen([sys.executable, "-u", str(GRADER), str(root / "class"), "--out", str(root / "out"),
-                             "--jobs", "1", "--unsandboxed", "--timeout", "60", *more],
+#: the grader of tests/support/grade_lab98.py, with the warm-up code it sends the kernels it starts ahead replaced
+WARMING_GRADER = """
+import sys
+sys.path.insert(0, {tests!r})
+import course.lab.kernel_warmup
+course.lab.kernel_warmup.WARM_UP_CODE = {code!r}
+from support.grade_lab98 import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _start_grading(root: Path, *more: str, env: dict | None = None, sandboxed: bool = False,
+                   warm_up: str | None = None) -> subprocess.Popen:
+    """``course grade --jobs 1`` of ``root/class`` in a process of its own (lab 99 registered); unsandboxed
+    unless ``sandboxed``, so that the kernels can leave traces where these tests read them; ``warm_up``: the
+    code the kernels started ahead run instead of the course's warm-up."""
+    tests = Path(__file__).resolve().parent
+    grader = (["-c", WARMING_GRADER.format(tests=str(tests), code=warm_up)] if warm_up is not None
+              else [str(GRADER)])
+    return subprocess.Popen([sys.executable, "-u", *grader, str(root / "class"), "--out", str(root / "out"),
+                             "--jobs", "1", "--timeout", "60", *([] if sandboxed else ["--unsandboxed"]), *more],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            cwd=Path(__file__).resolve().parent.parent)
+                            cwd=tests.parent)
 
 
 def _percent(out: Path) -> dict[str, str]:
@@ -309,12 +326,37 @@ def test_a_next_notebook_whose_start_ahead_dies_while_it_waits_is_graded_afresh_
     assert (traces / "ann-last.json").exists(), output  # it did kill what was waiting
     assert _percent(tmp_path / "out") == {"ann": "100.0", "ben": "100.0"}, output  # not ben's failure
     assert "ben: its grading process could not get ready ahead" in output and "graded afresh" in output
+    assert "while ann's notebook was graded" in (tmp_path / "out" / "summary.md").read_text()  # for the instructor
     assert (traces / "ben-last.json").exists()  # ben's cells did run, in a process started at its turn
 
 
 @pytest.mark.slow
 @two_cores
-def test_a_sigterm_while_the_next_notebook_waits_leaves_no_process_and_no_folder(tmp_path, monkeypatch, request):
+def test_kernels_that_die_warming_up_are_not_waited_for_and_leave_no_sandbox_behind(tmp_path, monkeypatch):
+    from test_grading import _install
+
+    _install(monkeypatch)
+    learners = ["ann", "ben", "cat"]
+    _write_class(tmp_path, {learner: fake_lesson.solution_notebook() for learner in learners})
+    before = _cgroups()
+    started = time.monotonic()
+    child = _start_grading(tmp_path, "--timeout", "30", sandboxed=not sandbox_problem(),
+                           warm_up="import os; os._exit(1)")  # as if the out-of-memory killer took each one
+    output = child.stdout.read()
+    assert child.wait() == 0, output
+    assert time.monotonic() - started < 30, output  # a dead kernel's warm-up is not waited out (30 s each)
+    assert _percent(tmp_path / "out") == {learner: "100.0" for learner in learners}, output
+    afresh = {line.split(":")[0] for line in output.splitlines()
+              if "could not get ready ahead (its kernel did not warm up)" in line}
+    assert afresh == {"ben", "cat"}, output  # the two started ahead; ann was started at its turn
+    assert _cgroups() <= before, _cgroups() - before  # each sandbox's pids cgroup went with it
+
+
+@pytest.mark.slow
+@two_cores
+@pytest.mark.parametrize("gaps", [(), (0.02,)], ids=["once", "twice"])
+def test_a_sigterm_while_the_next_notebook_waits_leaves_no_process_and_no_folder(tmp_path, monkeypatch, request,
+                                                                                  gaps):
     from test_grading import _install
 
     _install(monkeypatch)
@@ -325,7 +367,9 @@ def test_a_sigterm_while_the_next_notebook_waits_leaves_no_process_and_no_folder
     ann, ben = fake_lesson.solution_notebook(), fake_lesson.solution_notebook()
     ann.cells.append(_last_cell(traces / "ann-last.json", 60))
     _write_class(tmp_path, {"ann": ann, "ben": ben})
-    child = _start_grading(tmp_path, env={**os.environ, "TMPDIR": str(private)})  # its private folders go here
+    before = _cgroups()
+    child = _start_grading(tmp_path, env={**os.environ, "TMPDIR": str(private)},  # its private folders go here
+                           sandboxed=not sandbox_problem())
     for line in child.stdout:
         if line.startswith("grading ann"):
             break
@@ -335,13 +379,25 @@ def test_a_sigterm_while_the_next_notebook_waits_leaves_no_process_and_no_folder
     assert len(list(private.glob("course-notebook-*"))) == 2, (list(private.iterdir()), child.poll())
     time.sleep(2)  # ben's kernel is up and waiting
     child.send_signal(signal.SIGTERM)
+    for gap in gaps:  # another one while the first one's clean-ups run
+        time.sleep(gap)
+        child.send_signal(signal.SIGTERM)
     output = child.stdout.read()
     assert child.wait(timeout=30) != 0, output
     time.sleep(0.5)
     left = [entry for entry in os.listdir("/proc") if entry.isdigit()
             and (_in_folder(int(entry), tmp_path) or _in_folder(int(entry), private))]
     assert left == [] and list(private.iterdir()) == []
+    assert _cgroups() <= before, _cgroups() - before
     assert not (traces / "ann-last.json").exists()
+
+
+def _cgroups() -> set[str]:
+    """The sandboxes' pids cgroups there are now (none where the grader makes none: not root)."""
+    from course.grading import process_limit
+
+    folder = process_limit.hierarchy() / process_limit.PARENT if process_limit.hierarchy() else None
+    return set(os.listdir(folder)) if folder and folder.exists() else set()
 
 
 def _in_folder(pid: int, folder: Path) -> bool:

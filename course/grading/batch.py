@@ -131,7 +131,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
     from course.grading.checkdb import named_server, open_checks_databases, preload_checks_engine
     from course.grading.ahead import AheadOfTurn, NotReady, Unprepared
     from course.grading.isolation import START_GRACE, Failure, Isolated, can_isolate, start_isolated
-    from course.grading.workers import grade_all
+    from course.grading.workers import grade_all, sigterm_as_interrupt
     from course.grading.digest import code_digest
     from course.grading.runner import load_secret_modules
     from course.grading.submissions import check_out_location, scan
@@ -293,7 +293,11 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         # perhaps): nothing of the notebook counts, it is graded from now as if nothing had been started ahead
         if taken is not None and (isinstance(outcome, Unprepared)
                                   or (isinstance(outcome, Failure) and not outcome.limit)):
-            say(f"{learner}: its grading process could not get ready ahead ({outcome.reason}); graded afresh")
+            line = (f"{learner}: its grading process could not get ready ahead ({outcome.reason}) while "
+                    f"{graded_last[-1]}'s notebook was graded; graded afresh")
+            say(line)
+            with lock:
+                messages.append(line)
             process = launch(item, process.core, early=False)
             process.go(limits.notebook_timeout + START_GRACE)
             outcome = process.result()
@@ -302,6 +306,8 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             graded.keep = outcome.limit
             return graded
         return outcome
+
+    graded_last: list[str] = []  #: at one job, the learners in the order their grading ended
 
     def started(item: tuple[str, Path, str]) -> None:
         say(f"grading {item[0]}: {item[1]}")
@@ -316,21 +322,23 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         with lock:
             results[(learner, str(notebook))] = graded
             fresh.append((learner, notebook))
+            graded_last.append(learner)
 
     def lost(item: tuple[str, Path, str], why: str) -> Graded:
         return _crashed(item[0], item[1], lab, secret, RuntimeError(why))
 
     if jobs > 1:  # the largest first: the run ends on small notebooks, not with one worker alone on a long one
         todo = sorted(todo, key=lambda item: -_size(item[1]))
-    try:
-        preload_checks_engine()  # before workers fork: each starts its engine without importing it again
-        grade_all(todo, jobs, grade, started, finished, lost, processes=False if opened else None)
-    finally:
-        if ahead is not None:
-            ahead.cancel()
-        for checks in opened:
-            checks.close()
-        close_all()
+    with sigterm_as_interrupt():  # a SIGTERM leaves what Ctrl-C leaves: no process, no folder
+        try:
+            preload_checks_engine()  # before workers fork: each starts its engine without importing it again
+            grade_all(todo, jobs, grade, started, finished, lost, processes=False if opened else None)
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+            for checks in opened:
+                checks.close()
+            close_all()
     graded = [results[k] for k in sorted(results)]
     written = write_reports(graded, out if shard is None else shards.shard_folder(out, shard), messages)
     if shard is not None:

@@ -37,6 +37,7 @@ AGENT_GRACE = 10.0  #: seconds the kernel has to end the grader's request once g
 #: the hidden checks run after the last cell, and may run past the notebook's limit by twice the time its visible
 #: checks took (+ 2 s), at most this many seconds: a slow last cell does not cost the hidden points before it
 HIDDEN_GRACE_MAX = 30.0
+WARM_UP_LOOK = 0.25  #: seconds between looks at a kernel warming up ahead of its turn (a dead one is not waited for)
 KERNEL_DIED = "the kernel died (the code crashed the Python process, exited it, or ran out of memory)"
 
 
@@ -208,6 +209,9 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
             await run_cells(answered)
         except DeadKernelError:
             outcome.dead, outcome.stopped = True, outcome.stopped or KERNEL_DIED
+        except BaseException:  # nothing follows (a kernel that did not start, one not ready): its cgroup goes too
+            await end_kernel()
+            raise
         finally:
             await end_kernel(last=False)
         left = [(e, i) for e, i in answered if e not in outcome.hidden_done and awaits_hidden(outcome.graded[e])]
@@ -235,7 +239,7 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
         async with client.async_setup_kernel(env=env, cwd=str(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
             _default_signals()  # a SIGTERM or Ctrl-C stops the grader, not just this kernel
             if when_ready is not None:
-                if not await warm_up_kernel(client.kc, limits.cell_timeout):
+                if not await warm_up_kernel(manager, client.kc, limits.cell_timeout):
                     raise NotReady("its kernel did not warm up")
                 turn = await asyncio.to_thread(when_ready)
                 if not await manager.is_alive():
@@ -336,18 +340,25 @@ def run_notebook(notebook: nbformat.NotebookNode, manager: Any, env: dict[str, s
     return outcome
 
 
-async def warm_up_kernel(kernel: Any, seconds: float) -> bool:
+async def warm_up_kernel(manager: Any, kernel: Any, seconds: float) -> bool:
     """Import, in the kernel ``kernel`` talks to, what a lab's first cell imports, as ``make lab``'s spare kernels
-    do (:mod:`course.lab.kernel_warmup`): silently, kept out of its history, leaving no name or database the
-    learner's code could see; True if it finished within ``seconds``.  A failure is left for the lab's own
-    first cell to report."""
+    do (:mod:`course.lab.kernel_warmup`): silently, kept out of its history, leaving no name, database or
+    refused import the learner's code could see; True if it finished within ``seconds``, False at once if
+    the kernel ``manager`` started ends meanwhile."""
     from course.lab.kernel_warmup import WARM_UP_CODE
 
+    task = asyncio.ensure_future(kernel.execute_interactive(WARM_UP_CODE, silent=True, store_history=False,
+                                                            timeout=seconds, output_hook=lambda message: None))
     try:
-        reply = await kernel.execute_interactive(WARM_UP_CODE, silent=True, store_history=False,
-                                                 timeout=seconds, output_hook=lambda message: None)
+        while not task.done():
+            await asyncio.wait({task}, timeout=WARM_UP_LOOK)
+            if not task.done() and not await manager.is_alive():
+                return False
+        reply = task.result()
     except (TimeoutError, RuntimeError):
         return False
+    finally:
+        task.cancel()
     return reply.get("content", {}).get("status") == "ok"
 
 

@@ -115,7 +115,9 @@ def start_isolated(work: Callable[[Callable[[], float]], Any], *, memory_mb: int
 def _turn(connection: Any) -> Callable[[], float]:
     def turn() -> float:  # the parent's go, or its end (then this process has nothing left to do)
         try:
-            return float(connection.recv_bytes().decode("ascii"))  # when the parent said go
+            began = float(connection.recv_bytes().decode("ascii"))  # when the parent said go
+            _CHILD["connection"].send_bytes(pickle.dumps(("turn", None)))  # from now on, the notebook's time
+            return began
         except (EOFError, OSError, ValueError):
             os._exit(1)
         finally:
@@ -232,13 +234,15 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def _await(pid: int, connection: Any, deadline: float, seconds: float, memory_mb: int) -> Any:
-    message = None
+    message, turn = None, False
     while message is None:
         left = deadline - time.monotonic()
         if left <= 0:
             _kill(pid)
+            # only a process that reached its turn ran out of the notebook's own time (a lasting result);
+            # one still getting ready was held up by something else
             return Failure(f"grading this notebook took longer than {seconds:g} s in all (its time limit plus "
-                           f"{START_GRACE:g} s to start and grade it), so it was stopped", limit=True)
+                           f"{START_GRACE:g} s to start and grade it), so it was stopped", limit=turn)
         try:
             if not connection.poll(min(left, 1.0)):
                 if _gone(pid):
@@ -247,6 +251,8 @@ def _await(pid: int, connection: Any, deadline: float, seconds: float, memory_mb
             message = pickle.loads(connection.recv_bytes())
         except (EOFError, OSError):
             break
+        if message == ("turn", None):
+            message, turn = None, True
     status = _reap(pid)
     if message is None:
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and memory_mb > 0:

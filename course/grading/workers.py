@@ -56,36 +56,41 @@ def grade_all(tasks: Sequence[Task], jobs: int, grade: Callable[[Task], Any], st
     """
     tasks = list(tasks)
     jobs = max(1, min(jobs, len(tasks)))
-    with sigterm_as_interrupt():
-        if jobs == 1:
-            with own_core(0, 1):
-                for task in tasks:
-                    started(task)
-                    finished(task, grade(task), True)
-            return
-        if processes is None:
-            processes = can_fork_workers()
-        if processes:
-            _in_processes(tasks, jobs, grade, started, finished, lost)
-            return
-        run = _Run(tasks, started, finished, lost)
-        run.through([threading.Thread(target=run.grade_here, args=(grade, n, jobs), name=f"course-grade-{n}",
-                                      daemon=True) for n in range(jobs)])
+    if jobs == 1:
+        with own_core(0, 1):
+            for task in tasks:
+                started(task)
+                finished(task, grade(task), True)
+        return
+    if processes is None:
+        processes = can_fork_workers()
+    if processes:
+        _in_processes(tasks, jobs, grade, started, finished, lost)
+        return
+    run = _Run(tasks, started, finished, lost)
+    run.through([threading.Thread(target=run.grade_here, args=(grade, n, jobs), name=f"course-grade-{n}",
+                                  daemon=True) for n in range(jobs)])
 
 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """While it lasts, a SIGTERM stops this process's run as Ctrl-C does: SystemExit, so every clean-up on
-    the way out runs (grading processes and sandboxes killed, private folders and cgroups removed).  Only
-    in the main thread, the one Python delivers signals to; elsewhere nothing changes."""
+    the way out runs (grading processes and sandboxes killed, private folders and cgroups removed), and
+    further SIGTERMs are ignored until they have (a second one would cut them short).  Only in the main
+    thread, the one Python delivers signals to; elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _exit_cleanly)
+    previous = signal.signal(signal.SIGTERM, _stop_once)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _stop_once(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the clean-ups this starts run to their end
+    raise SystemExit(128 + signum)
 
 
 @contextmanager

@@ -6,7 +6,9 @@ database in a few hundredths of a second instead of importing the engine.  It
 leaves no trace a learner could see: no name in the notebook's namespace, no
 entry in its history, no database (the throwaway engine is closed, and the
 backend the lab opens is still opened by ``start_lab`` itself), no import
-refused that a kernel nobody warmed would give.  ``course grade`` warms the
+refused that a kernel nobody warmed would give.  What it does change is what
+``start_lab`` would change anyway: its modules are loaded, and the engine's
+import finder (:mod:`course.store.engine_imports`) is in place.  ``course grade`` warms the
 next notebook's kernel the same way (:mod:`course.grading.ahead`).
 """
 
