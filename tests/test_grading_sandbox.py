@@ -15,7 +15,8 @@ import nbformat
 import pytest
 
 from course.engine.exercise import LearnerRaised
-from course.grading.kernel import KernelLimits, kernel_environment, kernel_manager, prepare_folders
+from course.grading import process_limit
+from course.grading.kernel import KernelLimits, cgroup_name, kernel_environment, kernel_manager, prepare_folders
 from course.grading.remote import learner_raised
 from course.grading.sandbox import LOST_WITHOUT_SANDBOX, sandbox_problem
 from course.engine.results import Status
@@ -65,6 +66,7 @@ def _probe(sandbox: bool) -> dict:
         asyncio.run(run())
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        process_limit.remove(cgroup_name(sockets))  # as the grader does once a sandbox is gone
     return json.loads(nb.cells[0].outputs[0]["text"])
 
 
