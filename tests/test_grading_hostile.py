@@ -1,6 +1,8 @@
 """The hostile class: every attack on kernels, verdicts and other learners changes no grade.
 
-Graded once through ``course grade`` in the sandbox, two at a time, beside two victims.  Needs
+Graded through ``course grade`` in the sandbox twice: two at a time beside two victims, and at one job in
+a process of its own with every attack between two honest learners (graded before and after it by the
+same worker, the next notebook started ahead on the spare core).  Needs
 bubblewrap (CI installs it); without it these tests are skipped, since unsandboxed grading does not
 claim to stop them.
 """
@@ -12,9 +14,12 @@ import io
 import os
 import socket
 import threading
+import subprocess
+import sys
 import time
-from contextlib import redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -22,6 +27,7 @@ from course.cli import main
 from course.grading.runner import learner_tag
 from course.grading.sandbox import sandbox_problem
 from support import golden_class, hostile_class
+from support.interleaving import honest_name
 
 from test_grading import _install
 
@@ -54,12 +60,10 @@ def _orphans() -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    """Grade the hostile class once; return (out, grades, stdout, exit code, snapshot right after the run)."""
-    root = tmp_path_factory.mktemp("hostile")
-    out = root / "out"
-    listener = socket.socket()  # a server on the host's loopback that no sandbox may reach
+@contextmanager
+def _loopback_listener() -> Iterator[tuple[int, list]]:
+    """A server on the host's loopback that no sandbox may reach: (its port, the connections it accepted)."""
+    listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     reached: list = []
@@ -73,18 +77,26 @@ def hostile(tmp_path_factory):
 
     threading.Thread(target=accept, daemon=True).start()
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            _install(patch)
-            patch.setenv("COURSE_BACKEND", "mongomock")
-            submissions, secret = hostile_class.write_class(root, out, listener.getsockname()[1])
-            before = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
-            buffer = io.StringIO()
-            with redirect_stdout(buffer):
-                code = main(["grade", str(submissions), "--out", str(out), "--lab", "99", "--tests", str(secret),
-                             "--jobs", "2", "--timeout", "20", "--memory-mb", "1024"])
-            assert {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()} == before
+        yield listener.getsockname()[1], reached
     finally:
         listener.close()
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """Grade the hostile class once; return (out, grades, stdout, exit code, snapshot right after the run)."""
+    root = tmp_path_factory.mktemp("hostile")
+    out = root / "out"
+    with _loopback_listener() as (port, reached), pytest.MonkeyPatch.context() as patch:
+        _install(patch)
+        patch.setenv("COURSE_BACKEND", "mongomock")
+        submissions, secret = hostile_class.write_class(root, out, port)
+        before = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            code = main(["grade", str(submissions), "--out", str(out), "--lab", "99", "--tests", str(secret),
+                         "--jobs", "2", "--timeout", "20", "--memory-mb", "1024"])
+        assert {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()} == before
     return out, _grades(out), buffer.getvalue(), code, _snapshot(out), reached
 
 
@@ -111,6 +123,51 @@ def test_no_attack_reached_what_it_looked_for(hostile):
 def test_the_victims_keep_their_golden_grades(hostile):
     grades = hostile[1]
     assert {learner: grades[learner] for learner in hostile_class.VICTIMS} == hostile_class.VICTIMS
+
+
+# ---- one job, in order: every attack between two honest learners, each notebook in a grading process of its own
+# (the next one's started ahead on the spare core), as `course grade` runs outside a test process
+
+GRADER = Path(__file__).resolve().parent / "support" / "grade_lab98.py"
+
+
+@pytest.fixture(scope="module")
+def interleaved(tmp_path_factory):
+    """Grade :func:`hostile_class.write_interleaved_class` once at ``--jobs 1`` in a process of its own; return
+    (folder -> attack, grades, output, exit code, connections the loopback server accepted)."""
+    root = tmp_path_factory.mktemp("interleaved")
+    out = root / "out"
+    with _loopback_listener() as (port, reached), pytest.MonkeyPatch.context() as patch:
+        _install(patch)
+        patch.setenv("COURSE_BACKEND", "mongomock")
+        submissions, secret, folders = hostile_class.write_interleaved_class(root, out, port)
+        done = subprocess.run([sys.executable, "-u", str(GRADER), str(submissions), "--out", str(out), "--lab", "99",
+                               "--tests", str(secret), "--jobs", "1", "--timeout", "20", "--memory-mb", "1024"],
+                              capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    return folders, _grades(out), done.stdout + done.stderr, done.returncode, reached
+
+
+def test_one_worker_grades_every_attack_between_two_honest_learners(interleaved):
+    folders, _, output, code, _ = interleaved
+    assert code == 0, output
+    order = [line.split()[1].rstrip(":") for line in output.splitlines() if line.startswith("grading ")]
+    assert order == sorted(folders) and order[0] == honest_name(0)  # honest, attacker, honest, ...
+
+
+def test_honest_learners_before_and_after_every_attack_keep_their_golden_grades(interleaved):
+    folders, grades, output, _, _ = interleaved
+    lost = {folder: grades.get(folder) for folder, attack in folders.items()
+            if attack == "honest" and grades.get(folder) != golden_class.EXPECTED["alice"]}
+    assert not lost, (lost, output[-3000:])
+
+
+def test_no_attacker_graded_in_turn_scores_more_than_its_plain_answers(interleaved):
+    folders, grades, _, _, reached = interleaved
+    wrong = {folder: (grades.get(folder), hostile_class.expected(attack)) for folder, attack in folders.items()
+             if attack != "honest" and grades.get(folder) != hostile_class.expected(attack)}
+    assert not wrong, wrong
+    assert reached == []  # no kernel reached the host's loopback
+    assert _orphans() == []
 
 
 def test_nothing_outlives_its_sandbox_and_the_results_stay_as_written(hostile):

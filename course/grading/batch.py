@@ -294,7 +294,7 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         if taken is not None and (isinstance(outcome, Unprepared)
                                   or (isinstance(outcome, Failure) and not outcome.limit)):
             line = (f"{learner}: its grading process could not get ready ahead ({outcome.reason}) while "
-                    f"{graded_last[-1]}'s notebook was graded; graded afresh")
+                    f"{fresh[-1][0]}'s notebook was graded; graded afresh")
             say(line)
             with lock:
                 messages.append(line)
@@ -306,8 +306,6 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
             graded.keep = outcome.limit
             return graded
         return outcome
-
-    graded_last: list[str] = []  #: at one job, the learners in the order their grading ended
 
     def started(item: tuple[str, Path, str]) -> None:
         say(f"grading {item[0]}: {item[1]}")
@@ -322,7 +320,6 @@ def grade_class(paths: list[str | Path], out: Path, timeout: float = DEFAULT_TIM
         with lock:
             results[(learner, str(notebook))] = graded
             fresh.append((learner, notebook))
-            graded_last.append(learner)
 
     def lost(item: tuple[str, Path, str], why: str) -> Graded:
         return _crashed(item[0], item[1], lab, secret, RuntimeError(why))

@@ -163,20 +163,20 @@ class Isolated:
             self._ended = True
             return value
         finally:
-            if not self._ended:  # this wait was cut short (Ctrl-C, SIGTERM): the process goes too
-                if self.pid not in _REAPED:  # (a reaped pid may already be another process's)
-                    _kill(self.pid)
-                _REAPED.pop(self.pid, None)
-            _WAITING.discard(self)
-            self._results.close()
-            _clean(self._folder)
+            self._release()  # a wait cut short (Ctrl-C, SIGTERM) kills the process too
 
     def cancel(self) -> None:
         """Kill the process, whether it has started grading or not, and remove its private folder."""
-        _WAITING.discard(self)
         self._go_pipe.close()
-        _kill(self.pid)
-        _REAPED.pop(self.pid, None)
+        self._release()
+
+    def _release(self) -> None:
+        """Kill the process unless it has ended, close its pipe and remove its private folder."""
+        if not self._ended:
+            if self.pid not in _REAPED:  # (a reaped pid may already be another process's)
+                _kill(self.pid)
+            _REAPED.pop(self.pid, None)
+        _WAITING.discard(self)
         self._results.close()
         _clean(self._folder)
 

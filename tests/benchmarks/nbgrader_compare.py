@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_time import measure  # noqa: E402 - a run's seconds and its whole tree's CPU seconds
@@ -74,6 +75,11 @@ def run_logged(argv: list[str], log: Path, **kwargs) -> None:
     """Run ``argv`` with its output in ``log``; on failure show the log's tail and stop."""
     with log.open("w") as handle:
         code = subprocess.run(argv, stdout=handle, stderr=subprocess.STDOUT, **kwargs).returncode
+    stop_unless_ok(argv, code, log)
+
+
+def stop_unless_ok(argv: list[Any], code: int, log: Path) -> None:
+    """Stop the benchmark, showing the tail of ``log``, unless ``argv`` exited with ``code`` 0."""
     if code != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
         raise SystemExit(f"{' '.join(map(str, argv[:4]))} ... exited {code}; see {log}:\n" + "\n".join(tail))
@@ -222,9 +228,7 @@ def timed(argv: list[str], log: Path, cores: set[int] | None = None, **kwargs) -
     goes to ``log``, and a failure stops the benchmark."""
     with log.open("w") as handle:
         run = measure(argv, cores=cores, stdout=handle, stderr=subprocess.STDOUT, **kwargs)
-    if run.returncode != 0:
-        tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise SystemExit(f"{' '.join(map(str, argv[:4]))} ... exited {run.returncode}; see {log}:\n" + "\n".join(tail))
+    stop_unless_ok(argv, run.returncode, log)
     return run.seconds, run.cpu
 
 
@@ -258,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         configurations = {  # name: (command, folder to run in, environment, cores, how to read its scores)
             "nbgrader": ([python.parent / "nbgrader", "autograde", ASSIGNMENT, "--force"], course_dir, env, None,
                          lambda: nbgrader_scores(python, course_dir)),
-            **{name: ([COURSE_CLI, "grade", submissions, "--out", folder / f"out-{name[-1]}", "--jobs", jobs,
-                       "--force"], folder, None, cores, lambda jobs=jobs: course_scores(folder / f"out-{jobs}"))
-               for name, jobs, cores in (("course 1", "1", None), ("course 2", "2", None),
-                                         ("course 1, one core", "1", one_core))},
+            **{name: ([COURSE_CLI, "grade", submissions, "--out", folder / out, "--jobs", jobs, "--force"], folder,
+                      None, cores, lambda out=out: course_scores(folder / out))
+               for name, jobs, cores, out in (("course 1", "1", None, "out-1"), ("course 2", "2", None, "out-2"),
+                                              ("course 1, one core", "1", one_core, "out-1-one-core"))},
         }
         if args.one_core:
             configurations["nbgrader, one core"] = (*configurations["nbgrader"][:3], one_core,

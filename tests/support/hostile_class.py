@@ -4,7 +4,8 @@ Every attacker starts from the blank lab 99 (``total = ____`` ...), so any point
 Most attacks also *report* whether they got through, the only way a sandboxed kernel can: the answer
 cell of 99.3 becomes ``name = "mongo" if ESCAPED else "nope"``, so 99.3 is correct exactly when the
 attack reached something it must not reach.  The victims (a correct and a wrong learner) are graded in
-the same run, two at a time, and must keep the golden class's grades.
+the same run, two at a time, and must keep the golden class's grades; :func:`write_interleaved_class` puts
+every attack between two honest learners instead, for a run at one job.
 
 :data:`DB_ATTACKS` do the same on lab 98, whose checks hand a collection to the learner's function:
 their ``count_kitchen`` misbehaves on the checks' database while a victim is graded beside them.
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from support import fake_lesson, golden_class
 from support.fake_lesson import code
+from support.interleaving import honest_name, interleaved
 
 ORPHAN_MARKER = "HOSTILE_ORPHAN_7d1c"  #: in the command line of the process that tries to outlive its kernel
 FLAG = 'name = "mongo" if ESCAPED else "nope"'
@@ -28,10 +30,12 @@ def _attack(setup: str, flag: bool = True, **answers: str) -> tuple[str, bool, d
     return setup, flag, answers
 
 
-def attacks(class_folder: Path, out: Path, host_port: int) -> dict[str, tuple[str, bool, dict[str, str]]]:
+def attacks(class_folder: Path, out: Path, host_port: int,
+            victim_folder: str = "alice") -> dict[str, tuple[str, bool, dict[str, str]]]:
     """learner -> (cell inserted before the first answer cell, whether 99.3 reports ``ESCAPED``,
-    answer cell sources by exercise: ``total`` (99.1), ``double`` (99.2), ``name`` (99.3))."""
-    victim = class_folder / "alice" / golden_class.NAME
+    answer cell sources by exercise: ``total`` (99.1), ``double`` (99.2), ``name`` (99.3)); the attacks on
+    another learner's submission aim at ``class_folder/victim_folder``."""
+    victim = class_folder / victim_folder / golden_class.NAME
     escape = out.parent / "escaped.txt"
     return {
         # hooks that used to forge verdicts from a blank notebook
@@ -189,30 +193,57 @@ runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 
 def write_class(root: Path, out: Path, host_port: int) -> tuple[Path, Path]:
     """The hostile class and its two victims under ``root``; return (class folder, secret tests folder)."""
-    from course.handout.notebooks import write_notebook
-
-    submissions, secret = root / "class", root / "secret"
-    secret.mkdir(parents=True)
-    (secret / "extra_checks.py").write_text(golden_class.SECRET_TESTS)
+    submissions, secret = _folders(root)
     for learner, nb in (("alice", golden_class.solution()), ("wanda", golden_class.solution())):
         if learner == "wanda":
             nb.cells[2].source = "total = 41"
-        (submissions / learner).mkdir(parents=True)
-        write_notebook(nb, submissions / learner / golden_class.NAME)
-    for learner, (setup, flag, answers) in attacks(submissions, out, host_port).items():
-        nb = golden_class.lab_notebook()
-        nb.cells.insert(2, code(setup))
-        if flag:
-            nb.cells[6].source = FLAG
-        for index, variable in ((3, "total"), (5, "double"), (6, "name")):
-            if variable in answers:
-                nb.cells[index].source = answers[variable]
-        folder = submissions / learner
-        folder.mkdir(parents=True)
-        write_notebook(nb, folder / golden_class.NAME)
-        if learner == "launcher_file":
-            (folder / "ipykernel_launcher.py").write_text(LAUNCHER_FILE)
+        _write(submissions / learner, nb)
+    for learner, attack in attacks(submissions, out, host_port).items():
+        _write_attacker(submissions / learner, learner, attack)
     return submissions, secret
+
+
+def write_interleaved_class(root: Path, out: Path, host_port: int) -> tuple[Path, Path, dict[str, str]]:
+    """Every attack between two honest learners (alice's solution), in grading order at one job: honest,
+    attacker, honest, ... honest.  Return (class folder, secret tests folder, folder -> its attack or
+    ``"honest"``); the attacks on another learner's submission aim at the first honest learner's."""
+    submissions, secret = _folders(root)
+    every = attacks(submissions, out, host_port, victim_folder=honest_name(0))
+    folders = interleaved(every)
+    for folder, learner in folders.items():
+        if learner == "honest":
+            _write(submissions / folder, golden_class.solution())
+        else:
+            _write_attacker(submissions / folder, learner, every[learner])
+    return submissions, secret, folders
+
+
+def _folders(root: Path) -> tuple[Path, Path]:
+    submissions, secret = root / "class", root / "secret"
+    secret.mkdir(parents=True)
+    (secret / "extra_checks.py").write_text(golden_class.SECRET_TESTS)
+    return submissions, secret
+
+
+def _write(folder: Path, nb) -> None:
+    from course.handout.notebooks import write_notebook
+
+    folder.mkdir(parents=True)
+    write_notebook(nb, folder / golden_class.NAME)
+
+
+def _write_attacker(folder: Path, learner: str, attack: tuple[str, bool, dict[str, str]]) -> None:
+    setup, flag, answers = attack
+    nb = golden_class.lab_notebook()
+    nb.cells.insert(2, code(setup))
+    if flag:
+        nb.cells[6].source = FLAG
+    for index, variable in ((3, "total"), (5, "double"), (6, "name")):
+        if variable in answers:
+            nb.cells[index].source = answers[variable]
+    _write(folder, nb)
+    if learner == "launcher_file":
+        (folder / "ipykernel_launcher.py").write_text(LAUNCHER_FILE)
 
 
 #: learners whose 99.3 answer reports whether their attack got through

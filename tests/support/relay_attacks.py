@@ -17,6 +17,7 @@ from pathlib import Path
 
 from support import fake_lesson
 from support.fake_lesson import code, notebook
+from support.interleaving import honest_name, interleaved  # noqa: F401 - honest_name: the tests name victims by it
 
 NAME = "98-fake-db-lab.ipynb"
 SECRET_SENTINEL = "SECRET_SENTINEL_8842"  #: only in the secret test of 98.2: never in any grading output
@@ -537,11 +538,6 @@ def lab_notebook(answers: dict[str, str], prelude: str = ""):
     return notebook(*cells, lab="98")
 
 
-def honest_name(number: int) -> str:
-    """The folder of the honest learner graded in place ``number`` (sorts before every attacker it follows)."""
-    return f"{number:02d}_0_honest"
-
-
 def write_class(root: Path, attackers: list[str], victims: tuple[str, ...] = (), attack_seconds: float = 0,
                 extra: dict | None = None) -> tuple[Path, Path, dict[str, str]]:
     """One folder per learner under ``root/class``, in grading order: honest, attacker, honest, ... honest.
@@ -555,11 +551,7 @@ def write_class(root: Path, attackers: list[str], victims: tuple[str, ...] = (),
     secret.mkdir(parents=True, exist_ok=True)
     (secret / "extra_checks.py").write_text(SECRET_TESTS)
     known = {**ATTACKS, **(extra or {})}
-    folders: dict[str, str] = {}
-    for number, attack in enumerate(attackers):
-        folders[honest_name(number)] = "honest"
-        folders[f"{number:02d}_1_{attack}"] = attack
-    folders[honest_name(len(attackers))] = "honest"
+    folders = interleaved(attackers)
     for folder, attack in folders.items():
         answers = HONEST if attack == "honest" else known[attack][0]
         me = f"ME = {folder!r}\nVICTIMS = {list(victims)!r}\nATTACK_SECONDS = {attack_seconds!r}\n"
